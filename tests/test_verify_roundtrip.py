@@ -1,0 +1,199 @@
+"""The round-trip harness itself: fed the original source back, everything must be equal.
+
+A "decompiler" that returns each def's own source text checks the wrappers (closures,
+methods using ``super()``, private names, nested qualnames, module imports) and the
+normalization together: any difference it reports is a harness bug.
+"""
+import ast
+import io
+import json
+import sys
+import time
+import tokenize
+
+import pytest
+
+from depyf.verify import __main__ as cli
+from depyf.verify import collect_targets, run, stdlib_corpus
+from depyf.verify.roundtrip import check, wrap_source
+
+SAMPLE_MODULE = '''
+import os.path
+import re as _re
+from functools import wraps
+
+def plain(a, b=1, *args, k, **kw):
+    """Doc
+    string with
+        indented lines."""
+    return _re.compile(a).match(os.path.join(b, *args), **kw)
+
+def closure(x):
+    y = [x]
+    def inner(z):
+        nonlocal x
+        x = z
+        def innermost():
+            return x, y, inner
+        return [v for v in y if v], innermost
+    return inner
+
+class Base:
+    __slots__ = ("__secret",)
+
+    def method(self, value):
+        self.__secret = value
+        return super().method(value) if value else (lambda: self.__secret)
+
+    class Nested:
+        def deep(self):
+            return {k: v for k, v in vars(self).items()}
+
+def factory(n):
+    class Local(Base):
+        def __init__(self):
+            super().__init__()
+            self.n = n
+            self.cls = Local
+    return Local
+
+def decorate(fn):
+    @wraps(fn)
+    def wrapper(*a, **k):
+        try:
+            return fn(*a, **k)
+        except (TypeError, ValueError) as exc:
+            raise RuntimeError(_re.escape(str(exc))) from exc
+        finally:
+            wrapper.calls = getattr(wrapper, "calls", 0) + 1
+    return wrapper
+
+async def agen(it):
+    async with it as ctx:
+        async for item in ctx:
+            yield await item
+'''
+
+
+def _string_continuation_lines(text):
+    inside = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.end[0] > tok.start[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
+            inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    return inside
+
+
+def source_decompiler(source):
+    """A decompile(code) that returns the def's original text, dedented string-safely."""
+    defs = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            defs[(node.name, first)] = node
+    all_lines = source.splitlines(True)
+
+    def decompile(code):
+        node = defs[(code.co_name, code.co_firstlineno)]
+        lines = all_lines[node.lineno - 1:node.end_lineno]
+        inside = _string_continuation_lines("".join(lines))
+        cut = node.col_offset
+        return "".join(
+            line if i in inside else (line[cut:] if line.strip() else "\n")
+            for i, line in enumerate(lines, 1)
+        )
+
+    return decompile
+
+
+@pytest.fixture
+def sample(tmp_path):
+    (tmp_path / "sample_mod.py").write_text(SAMPLE_MODULE)
+    targets, unchecked = collect_targets(["sample_mod"], root=str(tmp_path))
+    return targets, source_decompiler(SAMPLE_MODULE)
+
+
+def test_original_source_round_trips_exactly(sample):
+    targets, decompile = sample
+    names = {t.qualname for t in targets}
+    assert {"plain", "closure.<locals>.inner.<locals>.innermost", "Base.method",
+            "Base.Nested.deep", "factory.<locals>.Local.__init__", "agen"} <= names
+    results = [check(t, decompile) for t in targets]
+    bad = [(r.qualname, r.reason) for r in results if not r.equal]
+    assert not bad
+    assert all(r.decompiled and r.compiles and r.temps == 0 for r in results)
+
+
+def test_wrapper_rebuilds_scopes_binds_free_names_and_keeps_strings(sample):
+    targets, decompile = sample
+    by_name = {t.qualname: t for t in targets}
+    text = wrap_source(decompile(by_name["closure.<locals>.inner"].code),
+                       by_name["closure.<locals>.inner"])
+    # innermost() uses inner, x and y: all three are free in inner and bound around it.
+    assert "def closure():\n    inner = x = y = None\n    def inner(z):" in text
+    assert "import _re\n" in text and "import os\n" in text
+    doc = wrap_source(decompile(by_name["plain"].code), by_name["plain"])
+    assert "string with\n        indented lines." in doc
+
+
+def test_each_failure_stage_is_recorded(sample):
+    targets, decompile = sample
+    target = [t for t in targets if t.qualname == "plain"][0]
+
+    def broken(code):
+        raise NotImplementedError("opcode FOO at 12 in 'plain'")
+
+    r = check(target, broken)
+    assert (r.decompiled, r.stage) == (False, "decompile")
+    assert r.category == "NotImplementedError: opcode FOO at N in '?'"
+    r = check(target, lambda code: "def plain(:\n    pass\n")
+    assert (r.decompiled, r.compiles, r.stage) == (True, False, "compile")
+    r = check(target, lambda code: "def other():\n    pass\n")
+    assert (r.compiles, r.equal, r.stage) == (True, False, "locate")
+    r = check(target, lambda code: decompile(code).replace("os.path", "os.sep"))
+    assert (r.compiles, r.equal, r.stage) == (True, False, "compare")
+    r = check(target, lambda code: decompile(code).replace("*args", "*__temp_0"))
+    assert r.temps == 1 and not r.equal
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the per-call bound uses SIGALRM")
+def test_a_slow_decompile_is_cut_off(sample):
+    targets, _ = sample
+
+    def slow(code):
+        try:
+            time.sleep(5)
+        except Exception:  # a decompiler's own fallback must not swallow the timeout
+            pass
+        return "def x(): pass"
+
+    start = time.perf_counter()
+    r = check(targets[0], slow, timeout=0.2)
+    assert time.perf_counter() - start < 2
+    assert r.stage == "decompile" and r.category.startswith("DecompileTimeout")
+
+
+def test_every_corpus_module_is_a_source_file_here():
+    assert len(stdlib_corpus.MODULES) >= 60
+    for name in stdlib_corpus.MODULES:
+        assert stdlib_corpus.module_file(name).endswith(".py")
+
+
+def test_sample_is_even_and_deterministic():
+    items = list(range(100))
+    assert stdlib_corpus.sample_evenly(items, 4) == [0, 25, 50, 75]
+    assert stdlib_corpus.sample_evenly(items, 500) == items
+
+
+def test_run_and_cli_outputs(tmp_path, capsys):
+    results, unchecked, wall = run(["bisect", "keyword"], sample=3)
+    assert len(results) == 3 and wall >= 0
+    json_path, fail_path = tmp_path / "r.json", tmp_path / "f.txt"
+    status = cli.main(["--modules", "bisect", "--quiet", "--json", str(json_path),
+                       "--failures", str(fail_path)])
+    out = capsys.readouterr().out
+    assert status == 0 and "TOTAL" in out and "bytecode-equal" in out
+    data = json.loads(json_path.read_text())
+    assert data["total"]["objects"] == len(data["results"]) > 0
+    assert set(data["modules"]) == {"bisect"}
+    assert fail_path.read_text().startswith("# depyf.verify failures")
+    assert cli.main(["--modules", "bisect", "--quiet", "--require-equal", "100.01"]) == 1
