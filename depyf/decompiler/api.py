@@ -1,0 +1,244 @@
+"""Public entry points: ``decompile(obj)`` and ``Decompiler(code).decompile(...)``.
+
+Ties the stages together for one code object and the code objects nested in it
+(functions, lambdas, comprehensions, class bodies), then prints the result.
+"""
+import ast
+import functools
+import inspect
+import types
+
+from ..errors import DecompilationError
+from . import symbolic as S
+from .instructions import normalize
+from .printer import unparse
+from .rewrite import finish_body
+from .signature import build_arguments
+from .structure import Emitter
+
+CO_GENERATOR = inspect.CO_GENERATOR
+CO_COROUTINE = inspect.CO_COROUTINE
+CO_ASYNC_GENERATOR = inspect.CO_ASYNC_GENERATOR
+CO_ITERABLE_COROUTINE = inspect.CO_ITERABLE_COROUTINE
+
+_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
+                      "__classdictcell__"}
+
+
+class _Nested:
+    """Decompiles the code objects that MAKE_FUNCTION / class creation refer to."""
+
+    def __init__(self, bindings, temp_prefix):
+        self.bindings = bindings
+        self.temp_prefix = temp_prefix
+
+    def body_of(self, code, kind="function"):
+        ex = S.Executor(code, self, self.bindings, self.temp_prefix)
+        instrs, entries = normalize(code)
+        stmts = Emitter(code, instrs, entries, ex).function_body()
+        return finish_body(stmts, is_function=(kind == "function"))
+
+    def _docstring(self, code, body):
+        if code.co_name.startswith("<"):
+            return body
+        consts = code.co_consts
+        if consts and isinstance(consts[0], str) and not _loads_const0(code):
+            return [ast.Expr(value=S.const(consts[0]))] + [s for s in body if not isinstance(s, ast.Pass)] or body
+        return body
+
+    def make_def(self, fm, name=None):
+        code = fm.code
+        body = self._docstring(code, self.body_of(code))
+        args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
+                               kwdefaults=_dict_items(fm.kwdefaults),
+                               annotations=_annotation_items(fm.annotations))
+        is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
+        cls = ast.AsyncFunctionDef if is_async else ast.FunctionDef
+        returns = _annotation_items(fm.annotations).get("return") if fm.annotations is not None else None
+        node = cls(name=name or code.co_name, args=args, body=body or [ast.Pass()],
+                   decorator_list=list(fm.decorators), returns=returns, type_comment=None)
+        if hasattr(ast, "TypeVar"):
+            node.type_params = []
+        return node
+
+    def make_lambda(self, fm):
+        if not isinstance(fm, S.FuncMarker):
+            return fm
+        code = fm.code
+        if code.co_name != "<lambda>":
+            raise DecompilationError("function %r used as a value" % code.co_name)
+        body = self.body_of(code, kind="lambda")
+        if len(body) != 1 or not isinstance(body[0], ast.Return):
+            if code.co_flags & CO_GENERATOR and len(body) == 1 and isinstance(body[0], ast.Expr):
+                expr = body[0].value
+            else:
+                raise DecompilationError("lambda body is not a single expression", function="<lambda>")
+        else:
+            expr = body[0].value if body[0].value is not None else S.const(None)
+        args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
+                               kwdefaults=_dict_items(fm.kwdefaults), annotations={})
+        return ast.Lambda(args=args, body=expr)
+
+    def make_comprehension(self, fm, args):
+        code = fm.code
+        if len(args) != 1:
+            raise DecompilationError("comprehension called with %d arguments" % len(args))
+        it = args[0]
+        iter_expr = it.value if isinstance(it, S._GetIter) else it
+        body = self.body_of(code, kind="comprehension")
+        from .comprehensions import comprehension_from_body
+        return comprehension_from_body(code, body, iter_expr)
+
+    def make_class(self, args, keywords):
+        fm, name_node, bases = args[0], args[1], args[2:]
+        code = fm.code
+        body = self.body_of(code, kind="class")
+        cleaned = []
+        for s in body:
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and s.targets[0].id in _CLASS_BOOKKEEPING:
+                continue
+            if isinstance(s, ast.Return):  # `return __classcell__` / implicit return
+                continue
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and s.targets[0].id == "__classcell__":
+                continue
+            if isinstance(s, S._SetupAnnotations):
+                continue
+            cleaned.append(s)
+        if cleaned and isinstance(cleaned[0], ast.Assign) and len(cleaned[0].targets) == 1 and \
+                isinstance(cleaned[0].targets[0], ast.Name) and cleaned[0].targets[0].id == "__doc__":
+            cleaned[0] = ast.Expr(value=cleaned[0].value)
+        node = ast.ClassDef(name=name_node.value, bases=list(bases), keywords=list(keywords),
+                            body=cleaned or [ast.Pass()], decorator_list=[])
+        if hasattr(ast, "TypeVar"):
+            node.type_params = []
+        call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
+        call._class_def = node
+        return call
+
+
+def _loads_const0(code):
+    import dis
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.arg == 0:
+            return True
+    return False
+
+
+def _tuple_elts(node):
+    if node is None:
+        return None
+    if isinstance(node, ast.Tuple):
+        return list(node.elts)
+    raise DecompilationError("unexpected defaults form")
+
+
+def _dict_items(node):
+    if node is None:
+        return {}
+    if isinstance(node, ast.Dict):
+        return {k.value: v for k, v in zip(node.keys, node.values)}
+    raise DecompilationError("unexpected keyword defaults form")
+
+
+def _annotation_items(node):
+    if node is None:
+        return {}
+    if isinstance(node, ast.Dict):
+        return {k.value: v for k, v in zip(node.keys, node.values)}
+    if isinstance(node, ast.Tuple):  # 3.10+: flat (name, value, name, value, ...)
+        elts = node.elts
+        return {elts[i].value: elts[i + 1] for i in range(0, len(elts), 2)}
+    raise DecompilationError("unexpected annotations form")
+
+
+class Decompiler:
+    """Decompile one code object into a complete ``def`` statement.
+
+    After ``decompile()``, ``bindings`` maps names used in the output to constants that
+    have no source form (e.g. ``torch.device`` objects in Dynamo-generated code); exec the
+    source in a namespace that contains them.
+    """
+
+    def __init__(self, code):
+        if isinstance(code, types.FunctionType):
+            self.function = code
+            code = code.__code__
+        else:
+            self.function = None
+        if not isinstance(code, types.CodeType):
+            raise TypeError("Decompiler expects a code object, got %s" % type(code).__name__)
+        self.code = code
+        self.bindings = {}
+
+    def decompile(self, indentation=4, temp_prefix="__temp_", overwrite_fn_name=None,
+                  overwite_fn_name=None):
+        name = overwrite_fn_name or overwite_fn_name or self.code.co_name
+        self.bindings = {}
+        node = self.to_ast(name, temp_prefix)
+        return unparse(node, indentation)
+
+    def to_ast(self, name=None, temp_prefix="__temp_"):
+        nested = _Nested(self.bindings, temp_prefix)
+        fm = S.FuncMarker(self.code)
+        fn = self.function
+        ex = S.Executor(self.code, nested, self.bindings, temp_prefix)
+        if fn is not None:
+            if fn.__defaults__:
+                fm.defaults = ast.Tuple(elts=[ex.const_expr(v) for v in fn.__defaults__], ctx=ast.Load())
+            if fn.__kwdefaults__:
+                fm.kwdefaults = ast.Dict(keys=[S.const(k) for k in fn.__kwdefaults__],
+                                         values=[ex.const_expr(v) for v in fn.__kwdefaults__.values()])
+            ann = getattr(fn, "__annotations__", None)
+            if ann:
+                fm.annotations = ast.Dict(keys=[S.const(k) for k in ann],
+                                          values=[_annotation_expr(v, ex) for v in ann.values()])
+        name = name or self.code.co_name
+        if not name.isidentifier():
+            name = "_" + "".join(c if c.isalnum() else "_" for c in name)
+        return nested.make_def(fm, name=name)
+
+
+def _annotation_expr(value, ex):
+    if isinstance(value, str):
+        return S.const(value)
+    if isinstance(value, type) and value.__module__ == "builtins":
+        return S.name(value.__name__)
+    return ex.const_expr(value)
+
+
+def _unwrap(obj):
+    """Find the code object behind functions, methods, partials, wrappers and callables."""
+    seen = 0
+    while seen < 100:
+        seen += 1
+        if isinstance(obj, types.CodeType):
+            return obj, None
+        if isinstance(obj, types.FunctionType):
+            return obj.__code__, obj
+        if isinstance(obj, (types.MethodType,)):
+            obj = obj.__func__
+            continue
+        if isinstance(obj, functools.partial):
+            obj = obj.func
+            continue
+        if hasattr(obj, "__wrapped__"):
+            obj = obj.__wrapped__
+            continue
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+            continue
+        if callable(obj) and hasattr(type(obj), "__call__") and not isinstance(obj, type):
+            call = type(obj).__call__
+            if isinstance(call, types.FunctionType):
+                obj = call
+                continue
+        break
+    raise TypeError("cannot find Python bytecode behind %r" % (obj,))
+
+
+def decompile(obj):
+    """Decompile a function-like object (or code object) into Python source text."""
+    code, fn = _unwrap(obj)
+    return Decompiler(fn if fn is not None else code).decompile()

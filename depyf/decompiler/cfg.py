@@ -1,0 +1,144 @@
+"""Stage 2: basic blocks and the control-flow graph, with exception edges.
+
+Blocks are split at jump targets, after jumps/returns/raises, and wherever the covering
+exception handler changes, so every block has exactly one handler (or none).
+"""
+from .instructions import COND_JUMPS
+
+NO_FALLTHROUGH = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "END_FINALLY_RERAISE"}
+BRANCHES = COND_JUMPS | {"FOR_ITER", "SEND"}
+
+
+class Block:
+    __slots__ = ("id", "instrs", "handler", "succs", "preds", "end")
+
+    def __init__(self, start, instrs, handler):
+        self.id = start
+        self.instrs = instrs
+        self.end = start + len(instrs)
+        self.handler = handler  # ExcEntry or None
+        self.succs = []
+        self.preds = []
+
+    @property
+    def last(self):
+        return self.instrs[-1]
+
+    def __repr__(self):
+        return "<Block %d-%d %s>" % (self.id, self.end, [i.opname for i in self.instrs])
+
+
+class CFG:
+    def __init__(self, instrs, entries):
+        self.instrs = instrs
+        self.entries = entries
+        n = len(instrs)
+        handler_at = [None] * n
+        for e in entries:
+            for i in range(e.start, min(e.end, n)):
+                if handler_at[i] is None:
+                    handler_at[i] = e
+        leaders = {0}
+        for ins in instrs:
+            if ins.target is not None:
+                leaders.add(ins.target)
+                leaders.add(ins.index + 1)
+            if ins.opname in NO_FALLTHROUGH or ins.opname in ("BEFORE_WITH", "BEFORE_ASYNC_WITH",
+                                                              "SETUP_WITH", "SETUP_FINALLY",
+                                                              "SETUP_ASYNC_WITH", "POP_BLOCK"):
+                leaders.add(ins.index + 1)
+        for e in entries:
+            leaders.update((e.start, e.end, e.target))
+        for i in range(1, n):
+            if handler_at[i] is not handler_at[i - 1]:
+                leaders.add(i)
+        starts = sorted(x for x in leaders if 0 <= x < n)
+        self.blocks = {}
+        self.order = starts
+        self.block_at = [0] * n
+        for k, s in enumerate(starts):
+            e = starts[k + 1] if k + 1 < len(starts) else n
+            blk = Block(s, instrs[s:e], handler_at[s])
+            self.blocks[s] = blk
+            for i in range(s, e):
+                self.block_at[i] = s
+        self.next_block = {s: (starts[k + 1] if k + 1 < len(starts) else None)
+                           for k, s in enumerate(starts)}
+        for blk in self.blocks.values():
+            last = blk.last
+            succ = []
+            if last.opname not in NO_FALLTHROUGH and blk.end < n:
+                succ.append(blk.end)
+            if last.target is not None and last.opname not in ("SETUP_FINALLY", "SETUP_WITH",
+                                                               "SETUP_ASYNC_WITH"):
+                succ.append(last.target)
+            blk.succs = succ
+        for blk in self.blocks.values():
+            for s in blk.succs:
+                if s in self.blocks:
+                    self.blocks[s].preds.append(blk.id)
+
+    def __getitem__(self, bid):
+        return self.blocks[bid]
+
+    def postdominator_merge(self, sources, sinks, limit=None):
+        """Nearest block that every path from ``sources`` reaches before leaving via a sink.
+
+        Returns None when the paths never meet (they return, raise, or leave through
+        ``sinks`` — break/continue targets or the enclosing construct's end). Blocks
+        outside ``limit`` (a set) count as sinks too.
+        """
+        EXIT = -1
+        nodes = []
+        seen = set()
+        work = list(sources)
+        while work:
+            b = work.pop()
+            if b in seen or b in sinks or (limit is not None and b not in limit):
+                continue
+            seen.add(b)
+            nodes.append(b)
+            work.extend(self.blocks[b].succs)
+        if not nodes:
+            return None
+        index = {b: k for k, b in enumerate(nodes)}
+        full = (1 << (len(nodes) + 1)) - 1
+        exit_bit = 1 << len(nodes)
+        pdom = {b: full for b in nodes}
+
+        def succ_bits(b):
+            succs = self.blocks[b].succs
+            if not succs:
+                yield exit_bit
+            for s in succs:
+                if s in index:
+                    yield pdom[s]
+                else:
+                    yield exit_bit
+
+        changed = True
+        order = sorted(nodes, reverse=True)
+        while changed:
+            changed = False
+            for b in order:
+                acc = full
+                for bits in succ_bits(b):
+                    acc &= bits
+                new = acc | (1 << index[b])
+                if new != pdom[b]:
+                    pdom[b] = new
+                    changed = True
+        common = full
+        for s in sources:
+            common &= pdom[s] if s in index else exit_bit
+        common &= ~exit_bit
+        if not common:
+            return None
+        # the nearest common postdominator is the one with the most postdominators itself
+        best, best_count = None, -1
+        for b in nodes:
+            if common >> index[b] & 1:
+                c = bin(pdom[b]).count("1")
+                if c > best_count:
+                    best, best_count = b, c
+        return best

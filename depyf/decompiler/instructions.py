@@ -1,0 +1,260 @@
+"""Stage 1: bytecode -> one normalized instruction stream.
+
+``normalize(code)`` hides the encoding differences between Python versions (see
+``versions``): jump opcodes are unified, caches and bookkeeping dropped, super-instructions
+split, calls carry their keyword names, and exception handling is expressed as one
+exception table for every version (derived from the SETUP_* block stack up to 3.10).
+Jump targets are instruction *indexes* into the normalized list.
+"""
+import dis
+from collections import namedtuple
+
+from ..errors import DecompilationError
+from . import versions as V
+
+ExcEntry = namedtuple("ExcEntry", "start end target depth lasti")  # indexes, end exclusive
+
+
+class Instr:
+    """One normalized instruction. ``target`` is an index for jumps, else None."""
+
+    __slots__ = ("index", "offset", "opname", "arg", "argval", "line", "target", "extra")
+
+    def __init__(self, opname, arg=None, argval=None, offset=-1, line=None, target=None, extra=None):
+        self.index = -1
+        self.offset = offset
+        self.opname = opname
+        self.arg = arg
+        self.argval = argval
+        self.line = line
+        self.target = target  # raw offset until resolved, then an index
+        self.extra = extra
+
+    def __repr__(self):
+        t = " ->%s" % self.target if self.target is not None else ""
+        return "<%d %s %r%s>" % (self.index, self.opname, self.argval, t)
+
+
+JUMPS = {"JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+         "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP",
+         "FOR_ITER", "SEND", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
+         "CALL_FINALLY", "SETUP_CLEANUP", "JUMP_IF_NOT_EXC_MATCH", "END_ASYNC_FOR_TARGET"}
+COND_JUMPS = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+              "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
+TERMINATORS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"}
+
+
+def _line_of(raw, last):
+    line = getattr(raw, "line_number", None)
+    if line is None and not isinstance(raw.starts_line, bool):
+        line = raw.starts_line
+    return line if line is not None else last
+
+
+def _expand(raw, code, pending_kwnames):
+    """Yield normalized Instr for one dis.Instruction (may be zero, one or several)."""
+    op, arg, argval = raw.opname, raw.arg, raw.argval
+    if op in V.DROPPED:
+        return
+    if op in V.JUMP_ALIASES:
+        yield Instr("JUMP", arg, argval, target=argval)
+        return
+    if op in V.COND_JUMP_ALIASES or op in V.JUMP_OR_POP or op in ("POP_JUMP_IF_FALSE",
+                                                              "POP_JUMP_IF_TRUE",
+                                                              "POP_JUMP_IF_NONE",
+                                                              "POP_JUMP_IF_NOT_NONE"):
+        yield Instr(V.COND_JUMP_ALIASES.get(op, op), arg, argval, target=argval)
+        return
+    if op == "JUMP_IF_NOT_EXC_MATCH":  # 3.9/3.10: pops exc and type, jumps if no match
+        yield Instr("EXC_MATCH_POP2")
+        yield Instr("POP_JUMP_IF_FALSE", target=argval)
+        return
+    if op in ("FOR_ITER", "SEND", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
+              "CALL_FINALLY"):
+        yield Instr(op, arg, argval, target=argval)
+        return
+    if op.startswith(("BINARY_", "INPLACE_")) and op.split("_", 1)[1] in V.OLD_BINARY_OPS:
+        sym = V.OLD_BINARY_OPS[op.split("_", 1)[1]]
+        yield Instr("BINARY_OP", arg, sym + "=" if op.startswith("INPLACE_") else sym)
+        return
+    if op == "BINARY_OP":
+        yield Instr("BINARY_OP", arg, raw.argrepr)
+        return
+    if op == "COMPARE_OP":
+        name = V.compare_op_name(argval, raw.argrepr)
+        if name == "exception match":  # 3.8: DUP_TOP; LOAD E; COMPARE_OP 10
+            yield Instr("EXC_MATCH_POP2")
+        else:
+            yield Instr("COMPARE_OP", arg, name)
+        return
+    if op == "RETURN_CONST":
+        yield Instr("LOAD_CONST", arg, argval)
+        yield Instr("RETURN_VALUE")
+        return
+    if op == "LOAD_GLOBAL" and V.LOAD_GLOBAL_NULL_BIT:
+        load = Instr("LOAD_GLOBAL", arg, argval)
+        if arg & 1:
+            if V.NULL_AFTER_CALLABLE:
+                yield load
+                yield Instr("PUSH_NULL")
+            else:
+                yield Instr("PUSH_NULL")
+                yield load
+        else:
+            yield load
+        return
+    if op == "LOAD_ATTR" and V.LOAD_ATTR_METHOD_BIT and arg & 1:
+        yield Instr("LOAD_METHOD", arg, argval)
+        return
+    if op in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"):
+        first, second = argval
+        a, b = op.split("_FAST_")[0], op.split("_FAST_")[1].replace("_FAST", "")
+        yield Instr(a + "_FAST", arg, first)
+        yield Instr(b + "_FAST", arg, second)
+        return
+    if op in ("LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"):
+        yield Instr("LOAD_FAST_AND_CLEAR" if op == "LOAD_FAST_AND_CLEAR" else "LOAD_FAST", arg, argval)
+        return
+    if op == "KW_NAMES":  # 3.11/3.12: names attach to the following CALL
+        pending_kwnames.append(code.co_consts[arg])
+        return
+    if op in ("CALL", "CALL_METHOD", "CALL_FUNCTION"):
+        kw = pending_kwnames.pop() if pending_kwnames else ()
+        null = op != "CALL_FUNCTION"
+        yield Instr("CALL", arg, argval, extra=(null, tuple(kw)))
+        return
+    if op == "CALL_FUNCTION_KW":
+        yield Instr("CALL_KW", arg, argval, extra=(False, None))
+        return
+    if op == "CALL_KW":
+        yield Instr("CALL_KW", arg, argval, extra=(True, None))
+        return
+    if op == "CALL_FUNCTION_EX":
+        yield Instr("CALL_FUNCTION_EX", arg, argval, extra=(V.PY >= (3, 11),))
+        return
+    if op in ("DUP_TOP",):
+        yield Instr("COPY", 1, 1)
+        return
+    if op == "ROT_TWO":
+        yield Instr("SWAP", 2, 2)
+        return
+    if op == "CALL_INTRINSIC_1":
+        yield Instr("CALL_INTRINSIC_1", arg, raw.argrepr)
+        return
+    if op == "FORMAT_VALUE":  # up to 3.12: flags carry conversion and spec presence
+        conv = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[arg & 3]
+        yield Instr("FORMAT_VALUE", arg, (conv, bool(arg & 4)))
+        return
+    yield Instr(op, arg, argval)
+
+
+def _exception_table_311(code, offset_to_index):
+    """Parse co_exceptiontable (3.11+) into ExcEntry with instruction indexes."""
+    data = code.co_exceptiontable
+    entries = []
+    i = 0
+
+    def varint():
+        nonlocal i
+        b = data[i]
+        i += 1
+        val = b & 63
+        while b & 64:
+            b = data[i]
+            i += 1
+            val = (val << 6) | (b & 63)
+        return val
+
+    while i < len(data):
+        start = varint() * 2
+        length = varint() * 2
+        target = varint() * 2
+        dl = varint()
+        entries.append(ExcEntry(offset_to_index(start), offset_to_index(start + length),
+                                offset_to_index(target), dl >> 1, bool(dl & 1)))
+    return entries
+
+
+def _exception_table_blockstack(instrs):
+    """Up to 3.10: derive handler ranges by simulating the SETUP_*/POP_BLOCK block stack."""
+    n = len(instrs)
+    state = [None] * n  # tuple of handler indexes (innermost last) at each instruction
+    work = [(0, ())]
+    while work:
+        i, stack = work.pop()
+        while i < n:
+            if state[i] is not None:
+                break
+            state[i] = stack
+            ins = instrs[i]
+            op = ins.opname
+            if op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                work.append((ins.target, stack))
+                stack = stack + (ins.target,)
+            elif op == "POP_BLOCK":
+                stack = stack[:-1]
+            elif op == "CALL_FINALLY":  # 3.8: runs the finally body as a subroutine
+                work.append((ins.target, stack))
+            elif op == "POP_FINALLY" or op == "BEGIN_FINALLY" or op == "END_FINALLY":
+                pass
+            if ins.target is not None and op in JUMPS and op not in (
+                    "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"):
+                work.append((ins.target, stack))
+            if op in TERMINATORS or op == "END_FINALLY" and False:
+                break
+            i += 1
+    entries = []
+    cur, start = None, 0
+    for i in range(n + 1):
+        h = state[i][-1] if i < n and state[i] else None
+        if h != cur:
+            if cur is not None:
+                entries.append(ExcEntry(start, i, cur, 0, False))
+            cur, start = h, i
+    return entries
+
+
+def normalize(code):
+    """Return (instrs, exception_entries) for ``code``; jump targets are indexes."""
+    out = []
+    offset_first = {}  # raw offset -> index of first normalized instr at or after it
+    pending_kwnames = []
+    line = code.co_firstlineno
+    raw_list = list(dis.get_instructions(code))
+    skip = set()
+    if V.END_FOR_THEN_POP_TOP:
+        for a, b in zip(raw_list, raw_list[1:]):
+            if a.opname == "END_FOR" and b.opname == "POP_TOP":
+                skip.add(b.offset)
+    for raw in raw_list:
+        if raw.offset in skip:
+            offset_first[raw.offset] = len(out)
+            continue
+        offset_first[raw.offset] = len(out)
+        line = _line_of(raw, line)
+        for ins in _expand(raw, code, pending_kwnames):
+            ins.offset = raw.offset
+            ins.line = line
+            ins.index = len(out)
+            out.append(ins)
+    end = len(out)
+
+    def offset_to_index(off):
+        if off in offset_first:
+            return offset_first[off]
+        # offsets inside a dropped/cache region: next known offset
+        later = [o for o in offset_first if o > off]
+        return offset_first[min(later)] if later else end
+
+    for ins in out:
+        if ins.target is not None and ins.opname in JUMPS:
+            ins.target = offset_to_index(ins.target)
+        else:
+            ins.target = None
+    if out and out[-1].opname not in TERMINATORS and end and False:
+        raise DecompilationError("code falls off its end", function=code.co_name)
+    if V.HAS_EXCEPTION_TABLE:
+        entries = _exception_table_311(code, offset_to_index)
+    else:
+        entries = _exception_table_blockstack(out)
+    return out, entries

@@ -1,0 +1,288 @@
+"""Turning compiler idioms in the structured statements back into the source constructs.
+
+The structuring stage emits what the bytecode does (an ``if`` on an exception-type test,
+a copy of a ``finally`` body before each ``return``, the exit call of a ``with`` on each
+exit path, ``e = None; del e`` after an ``except ... as e`` body). These functions rebuild
+``try``/``except``/``finally``, strip the copies, and tidy what the compiler adds
+implicitly (a final ``return None``, a trailing ``continue``).
+"""
+import ast
+
+from ..errors import DecompilationError
+from . import symbolic as S
+
+ESCAPES = (ast.Return, ast.Break, ast.Continue)
+
+
+def dump(node):
+    return ast.dump(node) if isinstance(node, ast.AST) else repr(node)
+
+
+def same_stmts(a, b):
+    return len(a) == len(b) and all(dump(x) == dump(y) for x, y in zip(a, b))
+
+
+# ---- try / except / finally -----------------------------------------------------------------
+def build_try(body, hstmts, fname):
+    """Read handler statements back as except clauses (or a finally body)."""
+    hstmts = [s for s in hstmts if not _is_exc_noise(s)]
+    if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, S.ExcMatch):
+        handlers = _clauses(hstmts, fname)
+        node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
+        return node, False
+    if hstmts and _is_exc_expr(hstmts[0]):
+        node = ast.Try(body=body or [ast.Pass()], handlers=[_clause(None, hstmts, fname)],
+                       orelse=[], finalbody=[])
+        return node, False
+    # finally: the handler ends by re-raising
+    final = list(hstmts)
+    if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
+        final.pop()
+    final = [s for s in final if not isinstance(s, S.PopExceptStmt)]
+    node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+    strip_copies(node.body, node.finalbody)
+    return node, True
+
+
+def _is_exc_noise(stmt):
+    return False
+
+
+def _is_exc_expr(stmt):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, S.ExcValue)
+
+
+def _clauses(stmts, fname):
+    handlers = []
+    while stmts:
+        first = stmts[0]
+        if isinstance(first, ast.If) and isinstance(first.test, S.ExcMatch):
+            handlers.append(_clause(first.test.type_expr, first.body, fname))
+            stmts = first.orelse + stmts[1:]
+            continue
+        if len(stmts) == 1 and isinstance(first, ast.Raise) and first.exc is None:
+            break  # no clause matched: re-raise
+        if _is_exc_expr(first):
+            handlers.append(_clause(None, stmts, fname))
+            break
+        raise DecompilationError("unrecognized exception handler", function=fname)
+    return handlers
+
+
+def _clause(type_expr, body, fname):
+    name = None
+    body = list(body)
+    if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, S.ExcValue):
+        tgt = body[0].targets[0]
+        if not isinstance(tgt, ast.Name):
+            raise DecompilationError("except target is not a name", function=fname)
+        name = tgt.id
+        body = body[1:]
+    elif body and _is_exc_expr(body[0]):
+        body = body[1:]
+    body = _clean_handler_body(body, name)
+    return ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
+
+
+def _clean_handler_body(stmts, name):
+    out = []
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, S.PopExceptStmt):
+            i += 1
+            continue
+        if name is not None and _is_name_cleanup(stmts, i, name):
+            i += 2
+            continue
+        _recurse(s, lambda body: _clean_handler_body(body, name))
+        out.append(s)
+        i += 1
+    return out
+
+
+def _is_name_cleanup(stmts, i, name):
+    if i + 1 >= len(stmts):
+        return False
+    a, d = stmts[i], stmts[i + 1]
+    return (isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)
+            and a.targets[0].id == name and isinstance(a.value, ast.Constant) and a.value.value is None
+            and isinstance(d, ast.Delete) and len(d.targets) == 1 and isinstance(d.targets[0], ast.Name)
+            and d.targets[0].id == name)
+
+
+def _recurse(stmt, fn):
+    """Apply ``fn`` to every statement list directly inside ``stmt`` (not nested defs)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    for field in ("body", "orelse", "finalbody"):
+        val = getattr(stmt, field, None)
+        if isinstance(val, list) and val and isinstance(val[0], ast.stmt):
+            setattr(stmt, field, fn(val))
+    for h in getattr(stmt, "handlers", []) or []:
+        h.body = fn(h.body)
+    for c in getattr(stmt, "cases", []) or []:
+        c.body = fn(c.body)
+
+
+def strip_copies(stmts, copy):
+    """Remove ``copy`` (a finally body) where it precedes an escape inside ``stmts``."""
+    n = len(copy)
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, ESCAPES) and i >= n and same_stmts(stmts[i - n:i], copy):
+            del stmts[i - n:i]
+            i -= n
+        else:
+            _recurse(s, lambda body: (strip_copies(body, copy), body)[1])
+        i += 1
+
+
+# ---- whole-body passes ------------------------------------------------------------------------
+def finish_body(stmts, is_function=True):
+    stmts = _fix(stmts)
+    if is_function:
+        while stmts and _is_return_none(stmts[-1]):
+            stmts.pop()
+        _strip_tail_returns(stmts)
+    return stmts or [ast.Pass()]
+
+
+def _strip_tail_returns(stmts):
+    """3.11+ copies the implicit `return None` into every arm that falls off the end."""
+    if not stmts:
+        return
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        for field in ("body", "orelse"):
+            arm = getattr(last, field)
+            while arm and _is_return_none(arm[-1]):
+                arm.pop()
+            _strip_tail_returns(arm)
+        if not last.body:
+            last.body = [ast.Pass()]
+    elif isinstance(last, ast.Try):
+        for arm in [last.body, last.orelse] + [h.body for h in last.handlers]:
+            if last.finalbody:
+                break
+            while arm and _is_return_none(arm[-1]):
+                arm.pop()
+            _strip_tail_returns(arm)
+            if not arm and arm is last.body:
+                arm.append(ast.Pass())
+        for h in last.handlers:
+            if not h.body:
+                h.body = [ast.Pass()]
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        while last.body and _is_return_none(last.body[-1]):
+            last.body.pop()
+        _strip_tail_returns(last.body)
+        if not last.body:
+            last.body = [ast.Pass()]
+
+
+def _is_return_none(s):
+    return isinstance(s, ast.Return) and (s.value is None or
+                                          isinstance(s.value, ast.Constant) and s.value.value is None)
+
+
+def _fix(stmts):
+    """Local clean-ups, applied bottom-up to every statement list."""
+    out = []
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        _recurse(s, _fix)
+        if isinstance(s, S.WithExitStmt) or isinstance(s, S.RestoreStmt):
+            i += 1
+            continue
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            _drop_trailing_continue(s.body)
+            if not s.body:
+                s.body = [ast.Pass()]
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            _strip_with_exits(s.body, s._exit if hasattr(s, "_exit") else None)
+            if len(s.body) == 1 and isinstance(s.body[0], type(s)) and not getattr(s, "_no_merge", False):
+                s.items = s.items + s.body[0].items
+                s.body = s.body[0].body
+        if isinstance(s, ast.If):
+            s = _fix_if(s)
+            if isinstance(s, list):
+                out.extend(s)
+                i += 1
+                continue
+        if isinstance(s, ast.Try) and len(s.body) == 1 and isinstance(s.body[0], ast.Try) and \
+                s.finalbody and not s.handlers and not s.orelse and s.body[0].handlers and \
+                not s.body[0].finalbody:
+            inner = s.body[0]
+            merged = ast.Try(body=inner.body, handlers=inner.handlers, orelse=inner.orelse,
+                             finalbody=s.finalbody)
+            merged._finally_copy = getattr(s, "_finally_copy", False)
+            s = merged
+        if isinstance(s, ast.Try) and getattr(s, "_finally_copy", False) is not False:
+            n = len(s.finalbody)
+            rest = stmts[i + 1:i + 1 + n]
+            if same_stmts(rest, s.finalbody):
+                out.append(s)
+                i += 1 + n
+                continue
+        out.append(s)
+        i += 1
+    return out
+
+
+def _fix_if(s):
+    if not s.body or all(isinstance(x, ast.Pass) for x in s.body):
+        if s.orelse:
+            s.test = S.negate(s.test)
+            s.body, s.orelse = s.orelse, []
+        else:
+            s.body = [ast.Pass()]
+    # 3.10+: `while c:` compiled as `if c: <do-while c>`
+    if len(s.body) == 1 and not s.orelse and isinstance(s.body[0], ast.While) and \
+            getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test):
+        return [s.body[0]]
+    return s
+
+
+def _drop_trailing_continue(body):
+    while body and isinstance(body[-1], ast.Continue):
+        body.pop()
+    if body and isinstance(body[-1], ast.If):
+        last = body[-1]
+        _drop_trailing_continue(last.body)
+        _drop_trailing_continue(last.orelse)
+        if not last.body:
+            if last.orelse:
+                last.test = S.negate(last.test)
+                last.body, last.orelse = last.orelse, []
+            else:
+                last.body = [ast.Pass()]
+    if body and isinstance(body[-1], ast.Try):
+        last = body[-1]
+        for arm in (last.body, last.orelse):
+            _drop_trailing_continue(arm)
+        for h in last.handlers:
+            _drop_trailing_continue(h.body)
+            if not h.body:
+                h.body = [ast.Pass()]
+        if not last.body:
+            last.body = [ast.Pass()]
+    if body and isinstance(body[-1], (ast.With, ast.AsyncWith)):
+        last = body[-1]
+        _strip_with_exits(last.body, getattr(last, "_exit", None))
+        _drop_trailing_continue(last.body)
+        if not last.body:
+            last.body = [ast.Pass()]
+
+
+def _strip_with_exits(stmts, exit_marker):
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, S.WithExitStmt) and (exit_marker is None or s.exit is exit_marker):
+            del stmts[i]
+            continue
+        _recurse(s, lambda body: (_strip_with_exits(body, exit_marker), body)[1])
+        i += 1

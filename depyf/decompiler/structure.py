@@ -1,0 +1,702 @@
+"""Stage 3: structuring the control-flow graph into statements.
+
+``Emitter.seq`` walks blocks from an entry to a stop block, executing each block
+symbolically (``symbolic.Executor``) and turning branches, loops and protected regions
+into ``ast`` statements:
+
+* a conditional jump becomes ``if``/``else`` whose arms end at the branches' nearest
+  common postdominator (or a value-producing conditional expression when the arms only
+  leave values on the stack: ``and``/``or``/ternaries/chained comparisons);
+* a block targeted by a backward jump heads a loop (``for`` over FOR_ITER, else ``while``);
+  jumps to the loop head or to its exit inside the body are ``continue``/``break``;
+* a block covered by an exception handler starts a ``try`` (or ``with``) region; the
+  handler's code is structured like any other code and then read back as except clauses.
+
+Idioms the compiler leaves behind (with-exit calls and finally bodies copied onto every
+exit path, exception-name cleanup) are emitted as pseudo statements and removed by
+``rewrite``.
+"""
+import ast
+
+from ..errors import DecompilationError
+from . import symbolic as S
+from .cfg import CFG
+from .symbolic import Marker
+
+COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+        "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
+
+
+class ForItem(Marker):
+    """The value FOR_ITER produced; the first store in the body is the loop target."""
+
+
+class Ctx:
+    """Where a statement sequence is being emitted: what ends it, what break/continue mean."""
+
+    __slots__ = ("stop", "loop", "handler", "region", "region_exit", "escape")
+
+    def __init__(self, stop=None, loop=None, handler=None, region=None, region_exit=None, escape=None):
+        self.stop = stop
+        self.loop = loop
+        self.handler = handler
+        self.region = region
+        self.region_exit = region_exit
+        self.escape = escape  # ctx to emit escaping paths (return/break through cleanup) in
+
+    def but(self, **kw):
+        c = Ctx(self.stop, self.loop, self.handler, self.region, self.region_exit, self.escape)
+        for k, v in kw.items():
+            setattr(c, k, v)
+        return c
+
+    def sinks(self):
+        s = set()
+        if self.stop is not None:
+            s.add(self.stop)
+        if self.loop is not None:
+            s.update(self.loop.continue_targets)
+            if self.loop.follow is not None:
+                s.add(self.loop.follow)
+        if self.region_exit is not None:
+            s.add(self.region_exit)
+        return s
+
+
+class Loop:
+    __slots__ = ("header", "follow", "body", "continue_targets")
+
+    def __init__(self, header, follow, body, continue_targets):
+        self.header = header
+        self.follow = follow
+        self.body = body
+        self.continue_targets = continue_targets
+
+
+class Emitter:
+    def __init__(self, code, instrs, entries, executor):
+        self.code = code
+        self.cfg = CFG(instrs, entries)
+        self.ex = executor
+        self._find_loops()
+        self._classify_handlers()
+        self._emitting_loops = set()
+
+    # -- analysis -----------------------------------------------------------------------------
+    def _find_loops(self):
+        self.latches = {}
+        for blk in self.cfg.blocks.values():
+            last = blk.last
+            if last.target is not None and last.target <= last.index and \
+                    last.opname in COND | {"JUMP"}:
+                self.latches.setdefault(last.target, []).append(blk.id)
+
+    def loop_body(self, header):
+        body = {header}
+        work = list(self.latches.get(header, ()))
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(self.cfg[b].preds)
+        return body
+
+    def _classify_handlers(self):
+        """Kind of each handler target: 'try', 'with', or 'cleanup' (compiler-internal)."""
+        self.handler_kind = {}
+        for e in self.cfg.entries:
+            if e.target in self.handler_kind or e.target not in self.cfg.blocks:
+                continue
+            ops = [i.opname for i in self.cfg.instrs[e.target:e.target + 6]]
+            if ops[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or ops[:1] in (
+                    ["WITH_EXCEPT_START"], ["WITH_CLEANUP_START"]):
+                kind = "with"
+            elif ops[:1] == ["PUSH_EXC_INFO"]:
+                kind = "try"
+            elif ops[:1] == ["END_ASYNC_FOR"] or ops[:2] == ["CLEANUP_THROW", "END_SEND"] or \
+                    ops[:1] == ["CLEANUP_THROW"]:
+                kind = "cleanup"
+            elif ops[:1] == ["COPY"] and not self._is_311():
+                kind = "try"
+            elif self._is_311():
+                kind = "cleanup"
+            else:
+                kind = self._classify_old(e.target, ops)
+            self.handler_kind[e.target] = kind
+
+    def _is_311(self):
+        from . import versions
+        return versions.HAS_EXCEPTION_TABLE
+
+    def _classify_old(self, target, ops):
+        # up to 3.10: `except E as e` bodies are protected by a cleanup that deletes e
+        instrs = self.cfg.instrs[target:target + 5]
+        if [i.opname for i in instrs[:3]] == ["LOAD_CONST", "STORE_FAST", "DELETE_FAST"] or \
+                [i.opname for i in instrs[:3]] == ["LOAD_CONST", "STORE_NAME", "DELETE_NAME"] or \
+                [i.opname for i in instrs[:3]] == ["LOAD_CONST", "STORE_DEREF", "DELETE_DEREF"]:
+            if instrs[0].argval is None and instrs[3].opname in ("RERAISE", "END_FINALLY"):
+                return "cleanup"
+        return "try"
+
+    def effective_handler(self, bid):
+        """The innermost handler of a block that is a try/with (not compiler cleanup)."""
+        e = self.cfg[bid].handler
+        seen = set()
+        while e is not None and self.handler_kind.get(e.target) == "cleanup":
+            if e.target in seen:
+                return None
+            seen.add(e.target)
+            e = self.cfg[e.target].handler if e.target in self.cfg.blocks else None
+        return e
+
+    def handler_chain(self, bid):
+        chain = []
+        e = self.effective_handler(bid)
+        while e is not None:
+            chain.append(e)
+            e = self.effective_handler(e.target) if e.target in self.cfg.blocks else None
+        return chain[::-1]  # outermost first
+
+    def region_of(self, entry):
+        """Blocks protected by ``entry``, directly or through nested handlers."""
+        key = (entry.start, entry.target)
+        cache = self.__dict__.setdefault("_region_cache", {})
+        if key in cache:
+            return cache[key]
+        region = set()
+        for bid in self.cfg.order:
+            chain = self.handler_chain(bid)
+            if any(e.target == entry.target for e in chain):
+                region.add(bid)
+        cache[key] = region
+        return region
+
+    # -- emission -------------------------------------------------------------------------------
+    def function_body(self):
+        stmts, _ = self.seq(0, Ctx(), [])
+        return stmts
+
+    def seq(self, bid, ctx, stack):
+        out = []
+        stack = list(stack)
+        first = True
+        while True:
+            if bid is None:
+                return out, stack
+            if bid == ctx.stop:
+                return out, stack
+            if ctx.loop is not None and not (first and bid == ctx.loop.header and bid in self._emitting_loops and False):
+                if bid in ctx.loop.continue_targets:
+                    out.append(ast.Continue())
+                    return out, None
+                if bid == ctx.loop.follow:
+                    out.append(ast.Break())
+                    return out, None
+            if ctx.region is not None and bid not in ctx.region:
+                if bid == ctx.region_exit:
+                    return out, stack
+                # an escaping path (return/break/continue through cleanup code)
+                more, st = self.seq(bid, ctx.escape, stack)
+                out.extend(more)
+                return out, st
+            first = False
+            blk = self.cfg[bid]
+            eff = self.effective_handler(bid)
+            if not _same_entry(eff, ctx.handler):
+                chain = self.handler_chain(bid)
+                outer_pos = 0
+                if ctx.handler is not None:
+                    for k, e in enumerate(chain):
+                        if _same_entry(e, ctx.handler):
+                            outer_pos = k + 1
+                            break
+                if outer_pos < len(chain):
+                    entry = chain[outer_pos]
+                    stmts, bid, stack = self.emit_protected(bid, entry, ctx, stack)
+                    out.extend(stmts)
+                    if stack is None:
+                        return out, None
+                    continue
+            if bid in self.latches and bid not in self._emitting_loops:
+                stmts, bid, stack = self.emit_loop(bid, ctx, stack)
+                out.extend(stmts)
+                if stack is None:
+                    return out, None
+                continue
+            body = blk.instrs
+            last = blk.last
+            control = last.opname in COND or last.opname in ("JUMP", "FOR_ITER", "RETURN_VALUE",
+                                                             "RAISE_VARARGS", "RERAISE", "SEND",
+                                                             "YIELD_VALUE_JUMP")
+            self.ex.run(body[:-1] if control else body, stack, out)
+            if not control:
+                if blk.end not in self.cfg.blocks:
+                    return out, stack
+                bid = blk.end
+                continue
+            op = last.opname
+            if op == "JUMP":
+                bid = last.target
+                continue
+            if op == "RETURN_VALUE":
+                value = stack.pop()
+                out.append(ast.Return(value=value))
+                return out, None
+            if op == "RAISE_VARARGS":
+                out.append(self._raise(last.arg, stack))
+                return out, None
+            if op == "RERAISE":
+                out.append(ast.Raise(exc=None, cause=None))
+                return out, None
+            if op in COND:
+                stmts, bid, stack = self.emit_branch(blk, ctx, stack)
+                out.extend(stmts)
+                if stack is None:
+                    return out, None
+                continue
+            if op == "FOR_ITER":
+                raise DecompilationError("FOR_ITER outside a loop header", function=self.code.co_name,
+                                         opname=op, offset=last.offset)
+            raise DecompilationError("unsupported control instruction", function=self.code.co_name,
+                                     opname=op, offset=last.offset)
+
+    def _raise(self, argc, stack):
+        cause = stack.pop() if argc >= 2 else None
+        exc = stack.pop() if argc >= 1 else None
+        return ast.Raise(exc=exc, cause=cause)
+
+    # -- branches -------------------------------------------------------------------------------
+    def _condition(self, blk, stack):
+        """Pop the branch condition; return (test, true_target, false_target, keeps_value)."""
+        last = blk.last
+        op = last.opname
+        fall = blk.end
+        if op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            value = stack[-1]
+            if op == "JUMP_IF_FALSE_OR_POP":
+                return value, fall, last.target, True
+            return value, last.target, fall, True
+        value = stack.pop()
+        if op == "POP_JUMP_IF_FALSE":
+            return value, fall, last.target, False
+        if op == "POP_JUMP_IF_TRUE":
+            return value, last.target, fall, False
+        if op == "POP_JUMP_IF_NONE":
+            return S._compare(value, ast.Is(), S.const(None)), last.target, fall, False
+        if op == "POP_JUMP_IF_NOT_NONE":
+            return S._compare(value, ast.IsNot(), S.const(None)), last.target, fall, False
+        raise DecompilationError("unknown branch", opname=op, offset=last.offset)
+
+    def emit_branch(self, blk, ctx, stack):
+        test, t_true, t_false, keeps = self._condition(blk, stack)
+        if keeps:
+            # value-context and/or: jump keeps the value, fallthrough pops it
+            jump_stack = list(stack)
+            stack.pop()
+            fall_stack = stack
+            if blk.last.opname == "JUMP_IF_FALSE_OR_POP":
+                true_stack, false_stack = fall_stack, jump_stack
+            else:
+                true_stack, false_stack = jump_stack, fall_stack
+            return self._value_branch(test, t_true, t_false, true_stack, false_stack, ctx)
+        if isinstance(test, S.ExcMatch):
+            pass
+        elif _pending(stack) or (stack and stack[-1] is test):
+            return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
+        test, t_true, t_false = self._compound(test, t_true, t_false, ctx, stack)
+        merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        # break/continue written as a jump straight to the loop's targets
+        if ctx.loop is not None:
+            for tgt, cond in ((t_true, test), (t_false, None)):
+                if merge is None or True:
+                    pass
+        then_first = t_true
+        else_first = t_false
+        cond = test
+        fall = blk.end
+        if t_false == fall and t_true != fall:
+            then_first, else_first, cond = t_false, t_true, S.negate(test)
+        elif t_true != fall and t_false != fall:
+            # both are jumps (compound conditions): put the nearer block first
+            if t_false < t_true:
+                then_first, else_first, cond = t_false, t_true, S.negate(test)
+        sub = ctx.but(stop=merge) if merge is not None else ctx
+        then_stmts, then_stack = self.seq(then_first, sub, stack)
+        if else_first == merge:
+            else_stmts, else_stack = [], list(stack)
+        else:
+            else_stmts, else_stack = self.seq(else_first, sub, stack)
+        node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
+        if merge is None:
+            end_stack = None
+            if then_stack is not None or else_stack is not None:
+                end_stack = then_stack if then_stack is not None else else_stack
+            return [node], None, end_stack
+        if then_stack is None and else_stack is None:
+            # both arms left (return/break/...); the merge block is reached some other way
+            return [node], merge, None if merge is None else list(stack)
+        st = then_stack if then_stack is not None else else_stack
+        return [node], merge, st
+
+    def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
+        merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        sub = ctx.but(stop=merge) if merge is not None else ctx
+        a_stmts, a_stack = self.seq(t_true, sub, true_stack)
+        b_stmts, b_stack = self.seq(t_false, sub, false_stack)
+        if merge is None:
+            # both arms returned (3.11+ duplicates the return into each arm)
+            if (len(a_stmts) == 1 and len(b_stmts) == 1 and isinstance(a_stmts[0], ast.Return)
+                    and isinstance(b_stmts[0], ast.Return)):
+                value = _ifexp(test, a_stmts[0].value, b_stmts[0].value)
+                return [ast.Return(value=value)], None, None
+            raise DecompilationError("conditional expression whose arms do not meet",
+                                     function=self.code.co_name)
+        if a_stmts or b_stmts or a_stack is None or b_stack is None or len(a_stack) != len(b_stack):
+            if a_stack is None and b_stack is not None and not b_stmts and not a_stmts:
+                return [], merge, b_stack
+            raise DecompilationError("statements inside a conditional expression",
+                                     function=self.code.co_name)
+        merged = []
+        for x, y in zip(a_stack, b_stack):
+            merged.append(x if x is y else _ifexp(test, x, y))
+        return [], merge, merged
+
+    def _compound(self, test, t_true, t_false, ctx, stack):
+        """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test."""
+        changed = True
+        while changed:
+            changed = False
+            for side in ("true", "false"):
+                nxt = t_true if side == "true" else t_false
+                if nxt in ctx.sinks() or nxt not in self.cfg.blocks:
+                    continue
+                blk = self.cfg[nxt]
+                if len(blk.preds) != 1 or blk.last.opname not in COND or \
+                        blk.last.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                    continue
+                if nxt in self.latches or (ctx.region is not None and nxt not in ctx.region):
+                    continue
+                if not _same_entry(self.effective_handler(nxt), ctx.handler):
+                    continue
+                sub_stack = list(stack)
+                out = []
+                try:
+                    self.ex.run(blk.instrs[:-1], sub_stack, out)
+                    t2, tt, tf, keeps = self._condition(blk, sub_stack)
+                except DecompilationError:
+                    continue
+                if out or keeps or len(sub_stack) != len(stack) or isinstance(t2, S.ExcMatch):
+                    continue
+                if side == "false":  # reached when test is false
+                    if tt == t_true:
+                        test, t_false = _boolop(ast.Or, test, t2), tf
+                    elif tf == t_true:
+                        test, t_false = _boolop(ast.Or, test, S.negate(t2)), tt
+                    else:
+                        continue
+                else:  # reached when test is true
+                    if tf == t_false:
+                        test, t_true = _boolop(ast.And, test, t2), tt
+                    elif tt == t_false:
+                        test, t_true = _boolop(ast.And, test, S.negate(t2)), tf
+                    else:
+                        continue
+                changed = True
+                break
+        return test, t_true, t_false
+
+    # -- loops ----------------------------------------------------------------------------------
+    def emit_loop(self, header, ctx, stack):
+        blk = self.cfg[header]
+        body = self.loop_body(header)
+        self._emitting_loops.add(header)
+        try:
+            if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
+                return self._emit_for(blk, body, ctx, stack)
+            return self._emit_while(blk, body, ctx, stack)
+        finally:
+            self._emitting_loops.discard(header)
+
+    def _loop_follow(self, body, exits, ctx):
+        cands = set(exits)
+        for b in body:
+            for s in self.cfg[b].succs:
+                if s not in body:
+                    cands.add(s)
+        cands.discard(None)
+        sinks = ctx.sinks()
+        if not cands:
+            return None
+        return self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+
+    def _emit_for(self, blk, body, ctx, stack):
+        exit_ = blk.last.target
+        it = stack.pop()
+        is_async = False
+        if isinstance(it, S._GetIter):
+            is_async = it.is_async
+            iter_expr = it.value
+        else:
+            iter_expr = it
+            it = S._GetIter(it)
+        follow = self._loop_follow(body, [exit_], ctx)
+        if follow is None:
+            follow = exit_
+        loop = Loop(blk.id, follow, body, {blk.id})
+        inner = ctx.but(loop=loop, stop=None)
+        body_stmts, _ = self.seq(blk.end, inner, stack + [it, ForItem()])
+        target, body_stmts = _take_target(body_stmts)
+        orelse = []
+        if follow != exit_:
+            orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
+        node = (ast.AsyncFor if is_async else ast.For)(
+            target=target, iter=iter_expr, body=body_stmts or [ast.Pass()], orelse=orelse,
+            type_comment=None)
+        return [node], follow, stack
+
+    def _emit_while(self, blk, body, ctx, stack):
+        header = blk.id
+        latches = self.latches[header]
+        # 3.10+ compile `while c:` as `if c: do { body } while (c)`: the latch tests c
+        latch = self.cfg[latches[0]] if len(latches) == 1 else None
+        if latch is not None and latch.last.opname in COND and \
+                latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") and \
+                not (latch.id == header and self._starts_with_condition(latch)):
+            pure = latch.id != header and self._pure_condition(latch, stack)
+            loop_stack = list(stack)
+            loop = Loop(header, None, body, {header, latch.id} if pure else {header})
+            body_stmts = []
+            if latch.id != header:
+                inner = ctx.but(loop=loop, stop=latch.id)
+                body_stmts, loop_stack = self.seq(header, inner, stack)
+                if loop_stack is None:
+                    loop_stack = list(stack)
+            self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
+            test, t_true, t_false, _ = self._condition(latch, loop_stack)
+            if t_true == header:
+                exit_ = t_false
+            else:
+                exit_, test = t_true, S.negate(test)
+            follow = self._loop_follow(body, [exit_], ctx) or exit_
+            if follow != exit_ or not pure and latch.id != header:
+                # breaks: re-emit with the follow known
+                loop = Loop(header, follow, body, loop.continue_targets)
+                if latch.id != header:
+                    body_stmts, _ = self.seq(header, ctx.but(loop=loop, stop=latch.id), stack)
+                    self.ex.run(latch.instrs[:-1], list(stack), body_stmts)
+            orelse = []
+            if follow != exit_:
+                orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
+            node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
+            node._inverted = True
+            return [node], follow, stack
+        # classic `while c:` (condition at the head) or `while True:`
+        follow = self._loop_follow(body, [], ctx)
+        loop = Loop(header, follow, body, {header})
+        inner = ctx.but(loop=loop, stop=None)
+        body_stmts, _ = self.seq(header, inner, stack)
+        test = S.const(True)
+        orelse = []
+        if body_stmts and isinstance(body_stmts[0], ast.If) and not _has_other_paths(body_stmts):
+            pass
+        node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
+        return [node], follow, (stack if follow is not None else None)
+
+    def _starts_with_condition(self, blk):
+        """A loop head that tests first: the classic `while c:` shape (3.8-3.9)."""
+        return False
+
+    def _pure_condition(self, blk, stack):
+        out = []
+        st = list(stack)
+        try:
+            self.ex.run(blk.instrs[:-1], st, out)
+        except DecompilationError:
+            return False
+        return not out and len(st) == len(stack) + 1
+
+    # -- protected regions (try / with) ------------------------------------------------------
+    def emit_protected(self, bid, entry, ctx, stack):
+        kind = self.handler_kind.get(entry.target, "try")
+        region = self.region_of(entry)
+        region_end = max(self.cfg[b].end for b in region)
+        exit_block = region_end if region_end in self.cfg.blocks else None
+        inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
+        if kind == "with":
+            return self._emit_with(bid, entry, inner, ctx, stack, exit_block)
+        return self._emit_try(bid, entry, inner, ctx, stack, exit_block)
+
+    def _emit_with(self, bid, entry, inner, ctx, stack, exit_block):
+        exit_marker = None
+        for v in reversed(stack):
+            if isinstance(v, S.WithExit):
+                exit_marker = v
+                break
+        if exit_marker is None:
+            raise DecompilationError("with block without a context manager", function=self.code.co_name)
+        body, body_stack = self.seq(bid, inner, stack)
+        target = None
+        if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, S.EnterResult):
+            target = body[0].targets[0]
+            body = body[1:]
+        elif body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, S.EnterResult):
+            body = body[1:]
+        elif body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, ast.Await) and \
+                isinstance(body[0].value.value, S.EnterResult):
+            target = body[0].targets[0]
+            body = body[1:]
+        elif body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Await) and \
+                isinstance(body[0].value.value, S.EnterResult):
+            body = body[1:]
+        item = ast.withitem(context_expr=exit_marker.manager, optional_vars=target)
+        node = (ast.AsyncWith if exit_marker.is_async else ast.With)(
+            items=[item], body=body or [ast.Pass()], type_comment=None)
+        node._exit = exit_marker
+        if body_stack is None:
+            return [node], None, None
+        # normal exit: the exit call, then on
+        st = [v for v in body_stack if v is not exit_marker]
+        rest, st2 = self.seq(exit_block, ctx.but(stop=ctx.stop), body_stack) if False else ([], None)
+        tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
+        return [node] + tail_stmts, nxt, st
+
+    def _skip_with_exit(self, bid, exit_marker, ctx, stack):
+        """Run the normal-exit call block(s) of a with statement; continue after them."""
+        out = []
+        st = list(stack)
+        while bid is not None:
+            blk = self.cfg[bid]
+            n = len(out)
+            for k, ins in enumerate(blk.instrs):
+                last = k == len(blk.instrs) - 1
+                if last and ins.opname in COND | {"JUMP", "RETURN_VALUE", "FOR_ITER"}:
+                    # exit call finished inside this block?  continue normally from here
+                    break
+                self.ex.run([ins], st, out)
+                if out[n:] and isinstance(out[-1], S.WithExitStmt) and out[-1].exit is exit_marker:
+                    out.pop()
+                    rest_instrs = blk.instrs[k + 1:]
+                    return self._continue_partial(blk, rest_instrs, ctx, st, out)
+            else:
+                bid = blk.end if blk.end in self.cfg.blocks else None
+                continue
+            break
+        raise DecompilationError("could not find the end of a with statement", function=self.code.co_name)
+
+    def _continue_partial(self, blk, rest_instrs, ctx, stack, out):
+        """Execute the remainder of a block, then hand the next block to the caller."""
+        if not rest_instrs:
+            return out, blk.end if blk.end in self.cfg.blocks else None, stack
+        last = rest_instrs[-1]
+        control = last.opname in COND or last.opname in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS",
+                                                         "RERAISE", "FOR_ITER")
+        self.ex.run(rest_instrs[:-1] if control else rest_instrs, stack, out)
+        if not control:
+            return out, blk.end if blk.end in self.cfg.blocks else None, stack
+        op = last.opname
+        if op == "JUMP":
+            return out, last.target, stack
+        if op == "RETURN_VALUE":
+            out.append(ast.Return(value=stack.pop()))
+            return out, None, None
+        if op == "RAISE_VARARGS":
+            out.append(self._raise(last.arg, stack))
+            return out, None, None
+        if op == "RERAISE":
+            out.append(ast.Raise(exc=None, cause=None))
+            return out, None, None
+        if op in COND:
+            stmts, nxt, st = self.emit_branch(blk, ctx, stack)
+            return out + stmts, nxt, st
+        raise DecompilationError("unexpected instruction after a with exit", opname=op,
+                                 offset=last.offset, function=self.code.co_name)
+
+    def _emit_try(self, bid, entry, inner, ctx, stack, exit_block):
+        body, body_stack = self.seq(bid, inner, stack)
+        handler_stack = stack[:entry.depth] if self._is_311() else list(stack)
+        if self._is_311():
+            handler_stack = list(stack) + [S.ExcValue()]
+        else:
+            handler_stack = list(stack) + [S.ExcValue("tb"), S.ExcValue("value"), S.ExcValue("type")]
+        sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
+        follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
+        hctx = ctx.but(stop=follow)
+        hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
+        from .rewrite import build_try
+        node, is_finally = build_try(body, hstmts, self.code.co_name)
+        if is_finally:
+            # the finally body also runs, copied, on the normal path: continue there
+            if body_stack is None:
+                return [node], None, None
+            node._finally_copy = True
+            return [node], exit_block, body_stack
+        orelse = []
+        nxt = follow
+        st = hstack if hstack is not None else body_stack
+        if body_stack is not None and exit_block is not None and exit_block != follow:
+            orelse, ostack = self.seq(exit_block, ctx.but(stop=follow), body_stack)
+            if ostack is not None:
+                st = ostack
+            elif hstack is None:
+                st = None
+        node.orelse = orelse
+        if follow is None:
+            # every path left the try, or reached the end of the enclosing construct
+            return [node], None, st
+        if st is None and follow is not None:
+            st = list(stack)
+        return [node], follow, st
+
+
+def _same_entry(a, b):
+    if a is None or b is None:
+        return a is b
+    return a.target == b.target
+
+
+def _pending(stack):
+    return bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
+
+
+def _ifexp(test, body, orelse):
+    if body is test or (not isinstance(body, Marker) and not isinstance(test, Marker)
+                        and S.same_expr(body, test) and body is test):
+        return _boolop(ast.Or, test, orelse)
+    if orelse is test:
+        return _chain_or_and(test, body)
+    if isinstance(test, Marker) or isinstance(body, Marker) or isinstance(orelse, Marker):
+        raise DecompilationError("conditional expression over an internal value")
+    return ast.IfExp(test=test, body=body, orelse=orelse)
+
+
+def _chain_or_and(left, right):
+    # `a < b < c`: the middle operand was duplicated, so it is the same node on both sides
+    if isinstance(left, ast.Compare) and isinstance(right, ast.Compare) and \
+            right.left is left.comparators[-1]:
+        return ast.Compare(left=left.left, ops=left.ops + right.ops,
+                           comparators=left.comparators + right.comparators)
+    return _boolop(ast.And, left, right)
+
+
+def _boolop(op, a, b):
+    values = []
+    for v in (a, b):
+        if isinstance(v, ast.BoolOp) and isinstance(v.op, op) and not getattr(v, "_paren", False):
+            values.extend(v.values)
+        else:
+            values.append(v)
+    node = ast.BoolOp(op=op(), values=values)
+    return node
+
+
+def _take_target(stmts):
+    if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, ForItem):
+        return stmts[0].targets[0], stmts[1:]
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ForItem):
+        return ast.Name(id="_", ctx=ast.Store()), stmts[1:]
+    raise DecompilationError("for loop without a target")
+
+
+def _has_other_paths(stmts):
+    return True

@@ -1,0 +1,1074 @@
+"""Stage 4: symbolic stack execution of straight-line instructions into ``ast`` nodes.
+
+The stack holds ``ast.expr`` nodes (the source of each value) or markers for values that
+have no source form of their own (NULL, a ``with`` exit, a caught exception, ...). Markers
+are plain classes, not ast nodes, so one leaking into the output fails loudly.
+Control flow (jumps, loops, handlers) belongs to ``structure``; this module only turns
+one block's non-jump instructions into statements and a resulting stack.
+"""
+import ast
+import sys
+
+from ..errors import DecompilationError
+from . import versions as V
+
+
+# ---- markers ---------------------------------------------------------------------------
+class Marker:
+    def __repr__(self):
+        return "<%s>" % type(self).__name__
+
+
+class Null(Marker):
+    """The NULL slot that method calls and 3.11+ calls keep below the callable."""
+
+
+NULL = Null()
+
+
+class WithExit(Marker):
+    def __init__(self, manager, is_async=False):
+        self.manager = manager
+        self.is_async = is_async
+
+
+class EnterResult(Marker):
+    """What ``__enter__`` returned: becomes the ``as`` target of the with statement."""
+
+    def __init__(self, exit_marker):
+        self.exit = exit_marker
+
+
+class ExcValue(Marker):
+    """The exception being handled (3.11+: one value; up to 3.10: type/value/traceback)."""
+
+    def __init__(self, part="value"):
+        self.part = part
+
+
+class PrevExc(Marker):
+    """The previously handled exception that PUSH_EXC_INFO saves."""
+
+
+class SavedLocal(Marker):
+    """3.12+ inlined comprehension: a local saved before the loop and restored after."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+class Accumulator(Marker):
+    """The list/set/dict that a comprehension body appends to."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+
+class FuncMarker(Marker):
+    """A function object built by MAKE_FUNCTION, waiting to become a def or lambda."""
+
+    def __init__(self, code, defaults=None, kwdefaults=None, annotations=None, closure=None):
+        self.code = code
+        self.defaults = defaults
+        self.kwdefaults = kwdefaults
+        self.annotations = annotations
+        self.closure = closure
+        self.decorators = []
+
+
+class BuildClassMarker(Marker):
+    """``__build_class__`` loaded by LOAD_BUILD_CLASS."""
+
+
+class Converted(Marker):
+    """3.13 CONVERT_VALUE result: a value with a pending !r/!s/!a conversion."""
+
+    def __init__(self, value, conversion):
+        self.value = value
+        self.conversion = conversion
+
+
+class InplaceResult(Marker):
+    """Result of an in-place operator; becomes an AugAssign when stored back."""
+
+    def __init__(self, target, op, value):
+        self.target = target
+        self.op = op
+        self.value = value
+
+
+class ExcMatch(Marker):
+    """Result of an except-clause type test, branched on by the handler."""
+
+    def __init__(self, type_expr):
+        self.type_expr = type_expr
+
+
+class WithExitCall(Marker):
+    """The value of calling a with-exit on the normal path; popped right away."""
+
+    def __init__(self, exit_marker):
+        self.exit = exit_marker
+
+
+class ImportName(Marker):
+    def __init__(self, module, fromlist, level):
+        self.module = module
+        self.fromlist = fromlist
+        self.level = level
+        self.attr_path = []  # IMPORT_FROM / LOAD_ATTR chain for `import a.b as c`
+
+
+class YieldFromIter(Marker):
+    def __init__(self, value, kind):
+        self.value = value
+        self.kind = kind  # "yield_from" or "await"
+
+
+class GenStart(Marker):
+    """3.11+ generators pop the sent-in None right after RETURN_GENERATOR."""
+
+
+# ---- pseudo statements produced for the structuring/rewrite stage --------------------------
+class PseudoStmt(ast.stmt):
+    _fields = ()
+
+
+class WithExitStmt(PseudoStmt):
+    _fields = ("exit",)
+
+
+class PopExceptStmt(PseudoStmt):
+    _fields = ()
+
+
+class AppendStmt(PseudoStmt):
+    """``acc.append(value)`` (or add / setitem) inside a comprehension body."""
+
+    _fields = ("acc", "value", "key")
+
+
+class RestoreStmt(PseudoStmt):
+    _fields = ("name",)
+
+
+def is_pseudo(node):
+    return isinstance(node, PseudoStmt)
+
+
+# ---- helpers -------------------------------------------------------------------------------
+_BINOPS = {
+    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "@": ast.MatMult, "/": ast.Div,
+    "//": ast.FloorDiv, "%": ast.Mod, "**": ast.Pow, "<<": ast.LShift, ">>": ast.RShift,
+    "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor,
+}
+_CMPOPS = {
+    "<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.Gt, ">=": ast.GtE,
+}
+_UNARY = {"-": ast.USub, "+": ast.UAdd, "~": ast.Invert, "not": ast.Not}
+
+
+def const(value):
+    return ast.Constant(value=value)
+
+
+def name(id_, ctx=None):
+    return ast.Name(id=id_, ctx=ctx or ast.Load())
+
+
+def as_store(node):
+    """Turn a load expression into the same expression in store context."""
+    if isinstance(node, ast.Name):
+        return ast.Name(id=node.id, ctx=ast.Store())
+    if isinstance(node, ast.Attribute):
+        return ast.Attribute(value=node.value, attr=node.attr, ctx=ast.Store())
+    if isinstance(node, ast.Subscript):
+        return ast.Subscript(value=node.value, slice=node.slice, ctx=ast.Store())
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return type(node)(elts=[as_store(e) for e in node.elts], ctx=ast.Store())
+    if isinstance(node, ast.Starred):
+        return ast.Starred(value=as_store(node.value), ctx=ast.Store())
+    raise DecompilationError("cannot assign to %s" % type(node).__name__)
+
+
+def same_expr(a, b):
+    if a is b:
+        return True
+    if isinstance(a, Marker) or isinstance(b, Marker):
+        return False
+    return ast.dump(a) == ast.dump(b)
+
+
+def _is_literal(value):
+    """Whether ``repr(value)`` is Python source that evaluates back to an equal value."""
+    if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return False
+        if isinstance(value, complex):
+            return all(_is_literal(p) for p in (value.real, value.imag))
+        return True
+    if isinstance(value, (tuple, frozenset)):
+        return all(_is_literal(v) for v in value)
+    return False
+
+
+class UnpackTarget:
+    """Collects the targets of UNPACK_SEQUENCE / UNPACK_EX as they are stored."""
+
+    def __init__(self, count, star_index=None):
+        self.count = count
+        self.star_index = star_index
+        self.targets = []
+
+    def complete(self):
+        return len(self.targets) == self.count
+
+
+class UnpackSlot(Marker):
+    def __init__(self, unpack, source):
+        self.unpack = unpack
+        self.source = source
+
+
+class Executor:
+    """Executes straight-line instructions of one code object symbolically.
+
+    ``consts`` that have no source form are bound to names (``bindings``) so the caller can
+    provide them to the recompiled code; nested code objects are handed to ``nested`` (a
+    callable that decompiles them into ast nodes).
+    """
+
+    def __init__(self, code, nested, bindings, temp_prefix="__temp_"):
+        self.code = code
+        self.nested = nested
+        self.bindings = bindings
+        self.temp_prefix = temp_prefix
+        self.cellnames = tuple(code.co_cellvars) + tuple(code.co_freevars)
+        self._group = []   # pending (position, target, value) of a multi-target assignment
+        self._order = {}   # id(value) -> position before the first stack permutation
+        self._dups = set()  # ids of values duplicated on the stack (COPY / DUP_TOP_TWO)
+
+    # -- constants ------------------------------------------------------------------------
+    def const_expr(self, value):
+        if _is_literal(value):
+            if isinstance(value, tuple):
+                return ast.Tuple(elts=[self.const_expr(v) for v in value], ctx=ast.Load(),
+                                 _const=value)
+            if isinstance(value, frozenset):
+                return ast.Call(func=name("frozenset"), args=[ast.Set(elts=[self.const_expr(v) for v in value])], keywords=[])
+            if isinstance(value, float) and value < 0 or isinstance(value, int) and not isinstance(value, bool) and value < 0:
+                return ast.UnaryOp(op=ast.USub(), operand=const(-value))
+            return const(value)
+        if isinstance(value, float):  # nan / inf
+            return ast.Call(func=name("float"), args=[const(repr(value))], keywords=[])
+        for k, v in self.bindings.items():
+            if v is value:
+                return name(k)
+        key = "__depyf_const_%d" % len(self.bindings)
+        self.bindings[key] = value
+        return name(key)
+
+    # -- the main loop --------------------------------------------------------------------
+    def run(self, instrs, stack, out):
+        """Execute ``instrs`` (no control flow among them) on ``stack``, appending stmts."""
+        for ins in instrs:
+            handler = getattr(self, "op_" + ins.opname, None)
+            if handler is None:
+                raise DecompilationError("unsupported instruction", function=self.code.co_name,
+                                         opname=ins.opname, offset=ins.offset)
+            try:
+                handler(ins, stack, out)
+            except DecompilationError as err:
+                if err.opname is None:
+                    err2 = DecompilationError(err.reason, function=self.code.co_name,
+                                              opname=ins.opname, offset=ins.offset)
+                    raise err2 from None
+                raise
+            except (IndexError, KeyError, TypeError, AttributeError, ValueError) as exc:
+                raise DecompilationError("unexpected stack state (%s: %s)" % (type(exc).__name__, exc),
+                                         function=self.code.co_name, opname=ins.opname,
+                                         offset=ins.offset) from None
+
+    # -- loads ------------------------------------------------------------------------------
+    def op_LOAD_CONST(self, ins, stack, out):
+        value = ins.argval
+        if hasattr(value, "co_code"):
+            stack.append(value)  # code object: consumed by MAKE_FUNCTION
+            return
+        stack.append(self.const_expr(value))
+
+    def op_LOAD_SMALL_INT(self, ins, stack, out):
+        stack.append(const(ins.argval))
+
+    def op_LOAD_FAST(self, ins, stack, out):
+        stack.append(name(ins.argval))
+
+    op_LOAD_FAST_BORROW = op_LOAD_FAST
+
+    def op_LOAD_FAST_AND_CLEAR(self, ins, stack, out):
+        stack.append(SavedLocal(ins.argval))
+
+    def op_LOAD_GLOBAL(self, ins, stack, out):
+        stack.append(name(ins.argval))
+
+    op_LOAD_NAME = op_LOAD_GLOBAL
+
+    def op_LOAD_DEREF(self, ins, stack, out):
+        stack.append(name(ins.argval))
+
+    op_LOAD_CLASSDEREF = op_LOAD_DEREF
+    op_LOAD_CLOSURE = op_LOAD_DEREF
+
+    def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
+        stack.pop()
+        stack.append(name(ins.argval))
+
+    op_LOAD_FROM_DICT_OR_GLOBALS = op_LOAD_FROM_DICT_OR_DEREF
+
+    def op_LOAD_LOCALS(self, ins, stack, out):
+        stack.append(ast.Call(func=name("locals"), args=[], keywords=[]))
+
+    def op_PUSH_NULL(self, ins, stack, out):
+        stack.append(NULL)
+
+    def op_LOAD_ATTR(self, ins, stack, out):
+        obj = stack.pop()
+        if isinstance(obj, ImportName):
+            obj.attr_path.append(ins.argval)
+            stack.append(obj)
+            return
+        stack.append(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()))
+
+    def op_LOAD_METHOD(self, ins, stack, out):
+        obj = stack.pop()
+        attr = ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load())
+        if V.NULL_AFTER_CALLABLE:
+            stack.extend([attr, NULL])
+        else:
+            stack.extend([NULL, attr])
+
+    def op_LOAD_SUPER_ATTR(self, ins, stack, out):
+        self_arg = stack.pop()
+        cls = stack.pop()
+        sup = stack.pop()
+        args = [] if not (ins.arg & 2) else [cls, self_arg]
+        call = ast.Call(func=sup, args=args, keywords=[])
+        attr = ast.Attribute(value=call, attr=ins.argval, ctx=ast.Load())
+        if ins.arg & 1:
+            stack.extend([attr, NULL] if V.NULL_AFTER_CALLABLE else [NULL, attr])
+        else:
+            stack.append(attr)
+
+    def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
+        stack.append(name("AssertionError"))
+
+    def op_LOAD_BUILD_CLASS(self, ins, stack, out):
+        stack.append(BuildClassMarker())
+
+    # -- stores -----------------------------------------------------------------------------
+    def _store(self, target, stack, out):
+        value = stack.pop()
+        if isinstance(value, UnpackSlot):
+            value.unpack.targets.append(target)
+            if value.unpack.complete():
+                up = value.unpack
+                elts = list(up.targets)
+                if up.star_index is not None:
+                    elts[up.star_index] = ast.Starred(value=elts[up.star_index], ctx=ast.Store())
+                tup = ast.Tuple(elts=[as_store(e) if not isinstance(e, ast.Starred) else e for e in elts],
+                                ctx=ast.Store())
+                self._store_value(tup, value.source, stack, out)
+            return
+        self._store_value(target, value, stack, out)
+
+    def _store_value(self, target, value, stack, out):
+        if isinstance(value, InplaceResult) and same_expr(value.target, target):
+            out.append(ast.AugAssign(target=as_store(target), op=value.op, value=value.value))
+            return
+        if isinstance(value, EnterResult):
+            out.append(ast.Assign(targets=[as_store(target)], value=value))
+            return
+        if isinstance(value, ExcValue):
+            out.append(ast.Assign(targets=[as_store(target)], value=value))
+            return
+        if isinstance(value, SavedLocal):
+            out.append(RestoreStmt(name=target))
+            return
+        if isinstance(value, FuncMarker) and isinstance(target, ast.Name) and \
+                value.code.co_name == target.id:
+            out.append(self.nested.make_def(value))
+            return
+        if isinstance(value, ImportName):
+            out.append(self._import_stmt(value, target))
+            return
+        if isinstance(value, ast.Call) and getattr(value, "_class_def", None) is not None and \
+                isinstance(target, ast.Name) and value._class_def.name == target.id:
+            out.append(value._class_def)
+            return
+        # chained (a = b = v) and parallel (a, b = x, y) assignments leave the other
+        # values of the statement on the stack: collect until the stack is back to base.
+        group = self._group
+        pos = self._order.get(id(value), len(stack))
+        group.append((pos, as_store(target), value))
+        if stack and not isinstance(stack[-1], Marker) and isinstance(stack[-1], ast.expr):
+            return
+        self._group = []
+        if len(group) == 1:
+            out.append(ast.Assign(targets=[group[0][1]], value=value))
+        elif all(v is group[0][2] for _, _, v in group):
+            out.append(ast.Assign(targets=[t for _, t, _ in group], value=value))
+        else:
+            group.sort(key=lambda item: item[0])
+            out.append(ast.Assign(
+                targets=[ast.Tuple(elts=[t for _, t, _ in group], ctx=ast.Store())],
+                value=ast.Tuple(elts=[v for _, _, v in group], ctx=ast.Load())))
+
+    def _import_stmt(self, imp, target):
+        alias_name = target.id if isinstance(target, ast.Name) else None
+        if imp.fromlist is None or imp.fromlist == ():
+            module = imp.module
+            top = module.split(".")[0]
+            if imp.attr_path:
+                asname = alias_name
+            elif alias_name == top and not imp.attr_path:
+                asname = None
+            else:
+                asname = alias_name
+            return ast.Import(names=[ast.alias(name=module, asname=asname)])
+        raise DecompilationError("unexpected import form")
+
+    def op_STORE_FAST(self, ins, stack, out):
+        self._store(name(ins.argval), stack, out)
+
+    op_STORE_NAME = op_STORE_FAST
+    op_STORE_GLOBAL = op_STORE_FAST
+    op_STORE_DEREF = op_STORE_FAST
+
+    def op_STORE_ATTR(self, ins, stack, out):
+        obj = stack.pop()
+        self._store(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()), stack, out)
+
+    def op_STORE_SUBSCR(self, ins, stack, out):
+        index = stack.pop()
+        obj = stack.pop()
+        self._store(ast.Subscript(value=obj, slice=_index(index), ctx=ast.Load()), stack, out)
+
+    def op_STORE_SLICE(self, ins, stack, out):
+        stop = stack.pop()
+        start = stack.pop()
+        obj = stack.pop()
+        sl = ast.Slice(lower=_none_to_absent(start), upper=_none_to_absent(stop), step=None)
+        self._store(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()), stack, out)
+
+    def op_DELETE_FAST(self, ins, stack, out):
+        out.append(ast.Delete(targets=[name(ins.argval, ast.Del())]))
+
+    op_DELETE_NAME = op_DELETE_FAST
+    op_DELETE_GLOBAL = op_DELETE_FAST
+    op_DELETE_DEREF = op_DELETE_FAST
+
+    def op_DELETE_ATTR(self, ins, stack, out):
+        obj = stack.pop()
+        out.append(ast.Delete(targets=[ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Del())]))
+
+    def op_DELETE_SUBSCR(self, ins, stack, out):
+        index = stack.pop()
+        obj = stack.pop()
+        out.append(ast.Delete(targets=[ast.Subscript(value=obj, slice=_index(index), ctx=ast.Del())]))
+
+    def op_UNPACK_SEQUENCE(self, ins, stack, out):
+        value = stack.pop()
+        up = UnpackTarget(ins.arg)
+        for _ in range(ins.arg):
+            stack.append(UnpackSlot(up, value))
+
+    def op_UNPACK_EX(self, ins, stack, out):
+        value = stack.pop()
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        up = UnpackTarget(before + 1 + after, star_index=before)
+        for _ in range(before + 1 + after):
+            stack.append(UnpackSlot(up, value))
+
+    # -- stack shuffles ---------------------------------------------------------------------
+    def op_POP_TOP(self, ins, stack, out):
+        value = stack.pop()
+        if isinstance(value, WithExitCall):
+            out.append(WithExitStmt(exit=value.exit))
+            return
+        if isinstance(value, (Marker,)) and not isinstance(value, (FuncMarker,)):
+            if isinstance(value, EnterResult):
+                out.append(ast.Expr(value=value))
+            elif isinstance(value, ExcValue):
+                out.append(ast.Expr(value=value))
+            return
+        if isinstance(value, FuncMarker):
+            value = self.nested.make_lambda(value)
+        if hasattr(value, "co_code") or id(value) in self._dups:
+            return  # a duplicate dropped after use (chained comparison, and/or value)
+        out.append(ast.Expr(value=value))
+
+    def op_COPY(self, ins, stack, out):
+        value = stack[-ins.arg]
+        self._dups.add(id(value))
+        stack.append(value)
+
+    def _remember_order(self, stack, n):
+        for i in range(len(stack) - n, len(stack)):
+            self._order.setdefault(id(stack[i]), i)
+
+    def op_SWAP(self, ins, stack, out):
+        self._remember_order(stack, ins.arg)
+        stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+
+    def op_ROT_THREE(self, ins, stack, out):
+        self._remember_order(stack, 3)
+        stack[-3:] = [stack[-1], stack[-3], stack[-2]]
+
+    def op_ROT_FOUR(self, ins, stack, out):
+        self._remember_order(stack, 4)
+        stack[-4:] = [stack[-1], stack[-4], stack[-3], stack[-2]]
+
+    def op_ROT_N(self, ins, stack, out):
+        n = ins.arg
+        self._remember_order(stack, n)
+        stack[-n:] = [stack[-1]] + stack[-n:-1]
+
+    def op_DUP_TOP_TWO(self, ins, stack, out):
+        self._dups.update(id(v) for v in stack[-2:])
+        stack.extend(stack[-2:])
+
+    # -- operators --------------------------------------------------------------------------
+    def op_BINARY_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        sym = ins.argval
+        if sym.endswith("=") and sym[:-1] in _BINOPS:
+            stack.append(InplaceResult(left, _BINOPS[sym[:-1]](), right))
+            return
+        if sym == "[]":  # 3.14 BINARY_OP subscript
+            stack.append(ast.Subscript(value=left, slice=_index(right), ctx=ast.Load()))
+            return
+        stack.append(ast.BinOp(left=left, op=_BINOPS[sym](), right=right))
+
+    def op_BINARY_SUBSCR(self, ins, stack, out):
+        index = stack.pop()
+        obj = stack.pop()
+        stack.append(ast.Subscript(value=obj, slice=_index(index), ctx=ast.Load()))
+
+    def op_BINARY_SLICE(self, ins, stack, out):
+        stop = stack.pop()
+        start = stack.pop()
+        obj = stack.pop()
+        sl = ast.Slice(lower=_none_to_absent(start), upper=_none_to_absent(stop), step=None)
+        stack.append(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()))
+
+    def op_BUILD_SLICE(self, ins, stack, out):
+        step = stack.pop() if ins.arg == 3 else None
+        stop = stack.pop()
+        start = stack.pop()
+        stack.append(ast.Slice(lower=_none_to_absent(start), upper=_none_to_absent(stop),
+                               step=_none_to_absent(step) if step is not None else None))
+
+    def _unary(self, sym, stack):
+        operand = stack.pop()
+        stack.append(ast.UnaryOp(op=_UNARY[sym](), operand=operand))
+
+    def op_UNARY_NEGATIVE(self, ins, stack, out):
+        self._unary("-", stack)
+
+    def op_UNARY_POSITIVE(self, ins, stack, out):
+        self._unary("+", stack)
+
+    def op_UNARY_INVERT(self, ins, stack, out):
+        self._unary("~", stack)
+
+    def op_UNARY_NOT(self, ins, stack, out):
+        operand = stack.pop()
+        stack.append(negate(operand))
+
+    def op_COMPARE_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        stack.append(_compare(left, _CMPOPS[ins.argval](), right))
+
+    def op_IS_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        stack.append(_compare(left, ast.IsNot() if ins.arg else ast.Is(), right))
+
+    def op_CONTAINS_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        stack.append(_compare(left, ast.NotIn() if ins.arg else ast.In(), right))
+
+    def op_EXC_MATCH_POP2(self, ins, stack, out):
+        type_expr = stack.pop()
+        stack.pop()
+        stack.append(ExcMatch(type_expr))
+
+    def op_CHECK_EXC_MATCH(self, ins, stack, out):
+        type_expr = stack.pop()
+        stack.append(ExcMatch(type_expr))
+
+    def op_CHECK_EG_MATCH(self, ins, stack, out):
+        type_expr = stack.pop()
+        stack.pop()
+        stack.append(ExcValue("group_rest"))
+        stack.append(ExcMatch(type_expr))
+
+    # -- containers -------------------------------------------------------------------------
+    def _pop_n(self, stack, n):
+        if n == 0:
+            return []
+        items = stack[-n:]
+        del stack[-n:]
+        return items
+
+    def op_BUILD_TUPLE(self, ins, stack, out):
+        stack.append(ast.Tuple(elts=self._pop_n(stack, ins.arg), ctx=ast.Load()))
+
+    def op_BUILD_LIST(self, ins, stack, out):
+        stack.append(ast.List(elts=self._pop_n(stack, ins.arg), ctx=ast.Load()))
+
+    def op_BUILD_SET(self, ins, stack, out):
+        stack.append(ast.Set(elts=self._pop_n(stack, ins.arg)))
+
+    def op_BUILD_MAP(self, ins, stack, out):
+        items = self._pop_n(stack, 2 * ins.arg)
+        stack.append(ast.Dict(keys=items[0::2], values=items[1::2]))
+
+    def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
+        keys = stack.pop()
+        values = self._pop_n(stack, ins.arg)
+        key_nodes = keys.elts if isinstance(keys, ast.Tuple) else [const(k) for k in keys.value]
+        stack.append(ast.Dict(keys=list(key_nodes), values=values))
+
+    def op_BUILD_STRING(self, ins, stack, out):
+        parts = self._pop_n(stack, ins.arg)
+        values = []
+        for p in parts:
+            if isinstance(p, ast.JoinedStr):
+                values.extend(p.values)
+            else:
+                values.append(p)
+        stack.append(ast.JoinedStr(values=values))
+
+    def _append(self, ins, stack, out, value, key=None):
+        target = stack[-ins.arg]
+        if ins.arg == 1 and key is None and isinstance(target, (ast.List, ast.Set)):
+            target.elts.append(value)  # display element after a starred part: [a, *b, c]
+        else:
+            out.append(AppendStmt(acc=target, value=value, key=key))
+
+    def op_LIST_APPEND(self, ins, stack, out):
+        self._append(ins, stack, out, stack.pop())
+
+    op_SET_ADD = op_LIST_APPEND
+
+    def op_MAP_ADD(self, ins, stack, out):
+        value = stack.pop()
+        key = stack.pop()
+        self._append(ins, stack, out, value, key)
+
+    def op_LIST_EXTEND(self, ins, stack, out):
+        value = stack.pop()
+        target = stack[-ins.arg]
+        if isinstance(value, ast.Tuple) and hasattr(value, "_const"):
+            target.elts.extend(value.elts)
+        elif isinstance(value, (ast.List, ast.Tuple)) and not target.elts and False:
+            target.elts.extend(value.elts)
+        else:
+            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+
+    def op_SET_UPDATE(self, ins, stack, out):
+        value = stack.pop()
+        target = stack[-ins.arg]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "frozenset" \
+                and not value.keywords and len(value.args) == 1 and isinstance(value.args[0], ast.Set):
+            target.elts.extend(value.args[0].elts)
+        else:
+            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+
+    def op_DICT_UPDATE(self, ins, stack, out):
+        value = stack.pop()
+        target = stack[-ins.arg]
+        target.keys.append(None)
+        target.values.append(value)
+
+    def op_DICT_MERGE(self, ins, stack, out):
+        self.op_DICT_UPDATE(ins, stack, out)
+
+    def op_LIST_TO_TUPLE(self, ins, stack, out):
+        lst = stack.pop()
+        stack.append(ast.Tuple(elts=lst.elts, ctx=ast.Load()))
+
+    def _build_unpack(self, stack, n, kind):
+        parts = self._pop_n(stack, n)
+        elts = []
+        for p in parts:
+            if isinstance(p, (ast.Tuple, ast.List, ast.Set)) and not isinstance(p, Marker):
+                elts.extend(p.elts)
+            else:
+                elts.append(ast.Starred(value=p, ctx=ast.Load()))
+        if kind == "tuple":
+            return ast.Tuple(elts=elts, ctx=ast.Load())
+        if kind == "list":
+            return ast.List(elts=elts, ctx=ast.Load())
+        return ast.Set(elts=elts)
+
+    def op_BUILD_TUPLE_UNPACK(self, ins, stack, out):
+        stack.append(self._build_unpack(stack, ins.arg, "tuple"))
+
+    op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
+
+    def op_BUILD_LIST_UNPACK(self, ins, stack, out):
+        stack.append(self._build_unpack(stack, ins.arg, "list"))
+
+    def op_BUILD_SET_UNPACK(self, ins, stack, out):
+        stack.append(self._build_unpack(stack, ins.arg, "set"))
+
+    def op_BUILD_MAP_UNPACK(self, ins, stack, out):
+        parts = self._pop_n(stack, ins.arg)
+        keys, values = [], []
+        for p in parts:
+            if isinstance(p, ast.Dict):
+                keys.extend(p.keys)
+                values.extend(p.values)
+            else:
+                keys.append(None)
+                values.append(p)
+        stack.append(ast.Dict(keys=keys, values=values))
+
+    op_BUILD_MAP_UNPACK_WITH_CALL = op_BUILD_MAP_UNPACK
+
+    # -- f-strings --------------------------------------------------------------------------
+    def op_FORMAT_VALUE(self, ins, stack, out):
+        conv, has_spec = ins.argval
+        spec = stack.pop() if has_spec else None
+        value = stack.pop()
+        stack.append(_formatted(value, conv, spec))
+
+    def op_CONVERT_VALUE(self, ins, stack, out):
+        value = stack.pop()
+        stack.append(Converted(value, {1: ord("s"), 2: ord("r"), 3: ord("a")}[ins.arg]))
+
+    def op_FORMAT_SIMPLE(self, ins, stack, out):
+        value = stack.pop()
+        if isinstance(value, Converted):
+            stack.append(_formatted(value.value, value.conversion, None))
+        else:
+            stack.append(_formatted(value, -1, None))
+
+    def op_FORMAT_WITH_SPEC(self, ins, stack, out):
+        spec = stack.pop()
+        value = stack.pop()
+        if isinstance(value, Converted):
+            stack.append(_formatted(value.value, value.conversion, spec))
+        else:
+            stack.append(_formatted(value, -1, spec))
+
+    # -- calls ------------------------------------------------------------------------------
+    def _callable(self, stack, null_slot):
+        if null_slot:
+            b = stack.pop()
+            a = stack.pop()
+            if a is NULL:
+                return b, None
+            if b is NULL:
+                return a, None
+            return a, b  # method + self (3.11+ raw form)
+        return stack.pop(), None
+
+    def _finish_call(self, func, self_arg, args, keywords, stack):
+        if self_arg is not None:
+            if isinstance(func, WithExit) or isinstance(self_arg, WithExit):
+                stack.append(WithExitCall(func if isinstance(func, WithExit) else self_arg))
+                return
+            args = [self_arg] + list(args)
+        if isinstance(func, WithExit):
+            stack.append(WithExitCall(func))
+            return
+        if isinstance(func, BuildClassMarker):
+            stack.append(self.nested.make_class(args, keywords))
+            return
+        if isinstance(func, FuncMarker):  # comprehension / genexpr called on its iterator
+            stack.append(self.nested.make_comprehension(func, args))
+            return
+        args = [self.nested.make_lambda(a) if isinstance(a, FuncMarker) else a for a in args]
+        if len(args) == 1 and not keywords and isinstance(args[0], FuncMarker):
+            pass
+        if (len(args) == 1 and not keywords and isinstance(args[0], ast.Call) and
+                getattr(args[0], "_class_def", None) is not None):
+            cd = args[0]._class_def
+            cd.decorator_list.insert(0, func)
+            call = ast.Call(func=func, args=args, keywords=[])
+            call._class_def = cd
+            stack.append(call)
+            return
+        call = ast.Call(func=func, args=list(args), keywords=keywords)
+        stack.append(call)
+
+    def op_CALL(self, ins, stack, out):
+        null_slot, kwnames = ins.extra
+        n = ins.arg
+        args = self._pop_n(stack, n)
+        func, self_arg = self._callable(stack, null_slot)
+        self._decorated_def(func, self_arg, args, kwnames, stack)
+
+    def _decorated_def(self, func, self_arg, args, kwnames, stack):
+        keywords = []
+        if kwnames:
+            k = len(kwnames)
+            kwvals = args[-k:]
+            args = args[:-k]
+            keywords = [ast.keyword(arg=kn, value=v) for kn, v in zip(kwnames, kwvals)]
+        if (self_arg is None and len(args) == 1 and not keywords and isinstance(args[0], FuncMarker)
+                and not isinstance(func, (FuncMarker, BuildClassMarker, WithExit))
+                and args[0].code.co_name != "<lambda>" and not args[0].code.co_name.startswith("<")):
+            args[0].decorators.insert(0, func)
+            stack.append(args[0])
+            return
+        self._finish_call(func, self_arg, args, keywords, stack)
+
+    def op_CALL_KW(self, ins, stack, out):
+        null_slot, _ = ins.extra
+        names = stack.pop()
+        kwnames = tuple(e.value for e in names.elts) if isinstance(names, ast.Tuple) else names.value
+        args = self._pop_n(stack, ins.arg)
+        func, self_arg = self._callable(stack, null_slot)
+        self._decorated_def(func, self_arg, args, kwnames, stack)
+
+    def op_CALL_FUNCTION_EX(self, ins, stack, out):
+        (has_null,) = ins.extra
+        kwargs = stack.pop() if ins.arg & 1 else None
+        posargs = stack.pop()
+        if has_null:
+            func, self_arg = self._callable(stack, True)
+        else:
+            func, self_arg = stack.pop(), None
+        if isinstance(posargs, ast.Tuple):
+            args = list(posargs.elts)
+        else:
+            args = [ast.Starred(value=posargs, ctx=ast.Load())]
+        keywords = []
+        if kwargs is not None:
+            if isinstance(kwargs, ast.Dict):
+                for k, v in zip(kwargs.keys, kwargs.values):
+                    if k is None:
+                        keywords.append(ast.keyword(arg=None, value=v))
+                    else:
+                        keywords.append(ast.keyword(arg=k.value, value=v))
+            else:
+                keywords.append(ast.keyword(arg=None, value=kwargs))
+        self._finish_call(func, self_arg, args, keywords, stack)
+
+    def op_CALL_INTRINSIC_1(self, ins, stack, out):
+        what = ins.argval
+        if what == "INTRINSIC_LIST_TO_TUPLE":
+            lst = stack.pop()
+            stack.append(ast.Tuple(elts=lst.elts, ctx=ast.Load()))
+        elif what == "INTRINSIC_UNARY_POSITIVE":
+            self._unary("+", stack)
+        elif what == "INTRINSIC_IMPORT_STAR":
+            imp = stack.pop()
+            out.append(ast.ImportFrom(module=imp.module, names=[ast.alias(name="*", asname=None)],
+                                      level=imp.level))
+            stack.append(None)
+            self._drop_none = True
+        elif what == "INTRINSIC_STOPITERATION_ERROR":
+            pass
+        elif what == "INTRINSIC_ASYNC_GEN_WRAP":
+            pass
+        else:
+            raise DecompilationError("unsupported intrinsic %s" % what)
+
+    # -- functions and classes --------------------------------------------------------------
+    def op_MAKE_FUNCTION(self, ins, stack, out):
+        code = stack.pop()
+        if V.PY < (3, 11):
+            code = stack.pop()  # the qualified name was on top
+        flags = ins.arg or 0
+        fm = FuncMarker(code)
+        if flags & 0x08:
+            fm.closure = stack.pop()
+        if flags & 0x04:
+            fm.annotations = stack.pop()
+        if flags & 0x02:
+            fm.kwdefaults = stack.pop()
+        if flags & 0x01:
+            fm.defaults = stack.pop()
+        stack.append(fm)
+
+    def op_SET_FUNCTION_ATTRIBUTE(self, ins, stack, out):
+        fm = stack.pop()
+        value = stack.pop()
+        attr = V.MAKE_FUNCTION_FLAGS.get(ins.arg)
+        if attr is None:
+            raise DecompilationError("unknown function attribute flag %s" % ins.arg)
+        setattr(fm, attr, value)
+        stack.append(fm)
+
+    # -- imports ----------------------------------------------------------------------------
+    def op_IMPORT_NAME(self, ins, stack, out):
+        fromlist = stack.pop()
+        level = stack.pop()
+        fl = None
+        if isinstance(fromlist, ast.Tuple):
+            fl = tuple(e.value for e in fromlist.elts)
+        elif isinstance(fromlist, ast.Constant):
+            fl = fromlist.value
+        stack.append(ImportName(ins.argval, fl, level.value))
+
+    def op_IMPORT_FROM(self, ins, stack, out):
+        imp = stack[-1]
+        if imp.fromlist:
+            stack.append(_FromItem(imp, ins.argval))
+        else:  # `import a.b.c as d` on 3.8-3.10
+            stack.append(_AttrChain(imp, ins.argval))
+
+    def op_IMPORT_STAR(self, ins, stack, out):
+        imp = stack.pop()
+        out.append(ast.ImportFrom(module=imp.module, names=[ast.alias(name="*", asname=None)],
+                                  level=imp.level))
+
+    def op_SETUP_ANNOTATIONS(self, ins, stack, out):
+        out.append(_SetupAnnotations())
+
+    # -- generators and coroutines --------------------------------------------------------
+    def op_RETURN_GENERATOR(self, ins, stack, out):
+        stack.append(GenStart())
+
+    def op_YIELD_VALUE(self, ins, stack, out):
+        value = stack.pop()
+        if isinstance(value, YieldFromIter):
+            stack.append(value)
+            return
+        stack.append(ast.Yield(value=None if _is_none(value) and False else value))
+
+    def op_GET_ITER(self, ins, stack, out):
+        value = stack.pop()
+        stack.append(_GetIter(value))
+
+    def op_GET_YIELD_FROM_ITER(self, ins, stack, out):
+        value = stack.pop()
+        stack.append(YieldFromIter(value, "yield_from"))
+
+    def op_GET_AWAITABLE(self, ins, stack, out):
+        value = stack.pop()
+        stack.append(YieldFromIter(value, "await"))
+
+    def op_GET_AITER(self, ins, stack, out):
+        value = stack.pop()
+        stack.append(_GetIter(value, is_async=True))
+
+    def op_YIELD_FROM(self, ins, stack, out):  # up to 3.10
+        stack.pop()  # the None sent in
+        it = stack.pop()
+        stack.append(_yield_from_expr(it))
+
+    def op_END_SEND(self, ins, stack, out):
+        value = stack.pop()
+        stack.pop()
+        stack.append(value)
+
+    def op_PRINT_EXPR(self, ins, stack, out):
+        out.append(ast.Expr(value=stack.pop()))
+
+    def op_POP_EXCEPT(self, ins, stack, out):
+        if V.HAS_EXCEPTION_TABLE:
+            prev = stack.pop()
+            if not isinstance(prev, PrevExc):
+                raise DecompilationError("POP_EXCEPT without a saved exception")
+        out.append(PopExceptStmt())
+
+    def op_PUSH_EXC_INFO(self, ins, stack, out):
+        exc = stack.pop()
+        stack.append(PrevExc())
+        stack.append(exc)
+
+    def op_BEFORE_WITH(self, ins, stack, out):
+        mgr = stack.pop()
+        ex = WithExit(mgr)
+        stack.append(ex)
+        stack.append(EnterResult(ex))
+
+    def op_BEFORE_ASYNC_WITH(self, ins, stack, out):
+        mgr = stack.pop()
+        ex = WithExit(mgr, is_async=True)
+        stack.append(ex)
+        stack.append(EnterResult(ex))
+
+    def op_SETUP_ANNOTATIONS_(self, ins, stack, out):
+        pass
+
+
+class _GetIter(Marker):
+    def __init__(self, value, is_async=False):
+        self.value = value
+        self.is_async = is_async
+
+
+class _FromItem(Marker):
+    def __init__(self, imp, attr):
+        self.imp = imp
+        self.attr = attr
+
+
+class _AttrChain(Marker):
+    def __init__(self, imp, attr):
+        self.imp = imp
+        self.attr = attr
+
+
+class _SetupAnnotations(PseudoStmt):
+    _fields = ()
+
+
+def _yield_from_expr(it):
+    if isinstance(it, YieldFromIter):
+        if it.kind == "await":
+            return ast.Await(value=it.value)
+        return ast.YieldFrom(value=it.value)
+    raise DecompilationError("yield from without an iterator")
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _none_to_absent(node):
+    return None if _is_none(node) else node
+
+
+def _index(node):
+    """Subscript index node in the form the running ast expects (3.8 wraps in ast.Index)."""
+    if sys.version_info < (3, 9):
+        if isinstance(node, ast.Slice):
+            return node
+        if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.elts):
+            return ast.ExtSlice(dims=[e if isinstance(e, ast.Slice) else ast.Index(value=e) for e in node.elts])
+        return ast.Index(value=node)
+    return node
+
+
+def _formatted(value, conversion, spec):
+    if spec is not None and not isinstance(spec, ast.JoinedStr):
+        spec = ast.JoinedStr(values=[spec])
+    return ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+
+
+def _compare(left, op, right):
+    return ast.Compare(left=left, ops=[op], comparators=[right])
+
+
+_NEGATABLE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
+def negate(expr):
+    """``not expr``, folded the way the compiler folds it into jumps."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return expr.operand
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _NEGATABLE:
+        return ast.Compare(left=expr.left, ops=[_NEGATABLE[type(expr.ops[0])]()],
+                           comparators=expr.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=expr)

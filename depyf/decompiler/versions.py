@@ -1,0 +1,84 @@
+"""Per-Python-version facts, in one place.
+
+Everything that differs between CPython 3.8 and 3.13 bytecode and that later stages need
+is answered here, as tables or small functions keyed by the running version. The rest of
+the decompiler works on the normalized opnames produced by ``instructions.normalize``.
+"""
+import sys
+
+PY = sys.version_info[:2]
+
+# Unconditional jumps, whatever their direction or encoding.
+JUMP_ALIASES = {
+    "JUMP_ABSOLUTE", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
+    "JUMP", "JUMP_NO_INTERRUPT",
+}
+
+# 3.11 encodes the direction into conditional jumps; later stages only care about the test.
+COND_JUMP_ALIASES = {
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+}
+
+# Instructions with no effect on the decompiled program (bookkeeping, caches, quickening).
+DROPPED = {
+    "CACHE", "EXTENDED_ARG", "NOP", "RESUME", "PRECALL", "COPY_FREE_VARS", "MAKE_CELL",
+    "GEN_START", "TO_BOOL", "RESUME_CHECK", "ENTER_EXECUTOR", "NOT_TAKEN", "END_FOR",
+}
+
+# 3.12+: FOR_ITER's target is END_FOR (3.13: END_FOR; POP_TOP), which an exhausted
+# iterator skips. Normalized FOR_ITER jumps past them with the iterator popped, as before 3.12.
+END_FOR_THEN_POP_TOP = PY >= (3, 13)
+
+# Up to 3.10 each binary/in-place operator has its own opcode; 3.11+ uses BINARY_OP(arg).
+OLD_BINARY_OPS = {
+    "ADD": "+", "SUBTRACT": "-", "MULTIPLY": "*", "MATRIX_MULTIPLY": "@",
+    "TRUE_DIVIDE": "/", "FLOOR_DIVIDE": "//", "MODULO": "%", "POWER": "**",
+    "LSHIFT": "<<", "RSHIFT": ">>", "AND": "&", "OR": "|", "XOR": "^",
+}
+
+UNARY_OPS = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_INVERT": "~", "UNARY_NOT": "not"}
+
+# Jumps that leave their operand on the stack when taken (3.8-3.11 value-context and/or).
+JUMP_OR_POP = {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
+
+# 3.8 uses COMPARE_OP for these; 3.9+ has IS_OP / CONTAINS_OP.
+COMPARE_SPECIAL = {"exception match"}
+
+# Order in which a LOAD_GLOBAL/LOAD_ATTR with the "push NULL" bit pushes the NULL.
+NULL_AFTER_CALLABLE = PY >= (3, 13)
+
+# Where the "push NULL / method" flag lives in the oparg of LOAD_GLOBAL / LOAD_ATTR.
+LOAD_GLOBAL_NULL_BIT = PY >= (3, 11)
+LOAD_ATTR_METHOD_BIT = PY >= (3, 12)
+
+# Exception handling model: block stack (SETUP_*) up to 3.10, exception table from 3.11.
+HAS_EXCEPTION_TABLE = PY >= (3, 11)
+
+# 3.12 inlines list/set/dict comprehensions into the enclosing function.
+INLINED_COMPREHENSIONS = PY >= (3, 12)
+
+# 3.13 replaced MAKE_FUNCTION flags with SET_FUNCTION_ATTRIBUTE.
+MAKE_FUNCTION_FLAGS = {0x01: "defaults", 0x02: "kwdefaults", 0x04: "annotations", 0x08: "closure"}
+
+# Intrinsics of CALL_INTRINSIC_1 (3.12+) that map onto plain operations.
+INTRINSIC_1 = {
+    "INTRINSIC_PRINT": "print", "INTRINSIC_IMPORT_STAR": "import_star",
+    "INTRINSIC_STOPITERATION_ERROR": "stopiteration_error",
+    "INTRINSIC_ASYNC_GEN_WRAP": "async_gen_wrap", "INTRINSIC_UNARY_POSITIVE": "unary_positive",
+    "INTRINSIC_LIST_TO_TUPLE": "list_to_tuple",
+}
+
+
+def compare_op_name(argval, argrepr):
+    """COMPARE_OP's operator as source text (3.13 adds a 'bool(...)' wrapper in argrepr)."""
+    text = argval if isinstance(argval, str) else argrepr
+    if text.startswith("bool(") and text.endswith(")"):
+        text = text[5:-1]
+    return text
