@@ -1,0 +1,402 @@
+"""The one module that touches private torch APIs.
+
+Every other module of ``depyf.torch_debug`` goes through the functions here. Each function
+detects the API it needs at runtime, calls it with keyword-tolerant wrappers, and, when the
+installed torch lacks it, degrades with ONE warning that names what is missing (see
+``missing``). A new torch release therefore means one place to look.
+
+What is used, and why:
+
+* ``torch._dynamo.convert_frame.register_bytecode_hook`` -- Dynamo calls the hook with
+  ``(original_code, transformed_code)``; a returned code object replaces the transformed one.
+* ``torch._dynamo.eval_frame._debug_get_cache_entry_list`` -- cache entries (transformed
+  code, guard manager, compile id) of an original code object.
+* ``torch._dynamo.convert_frame.orig_code_map`` -- Dynamo's registry transformed code ->
+  original code; it finds functions compiled before ``prepare_debug`` was entered.
+* the structured trace logger ``torch.__trace`` (what ``TORCH_TRACE`` writes) -- graphs,
+  kernels, graph-break and recompile reasons, each tagged with its compile id.
+* ``torch.fx.graph_module._exec_with_source`` -- where FX compiles the source of a
+  GraphModule; wrapped so that graph code can be linked to its dump file for debuggers.
+* ``torch._guards.CompileContext`` -- the compile id of the frame being compiled.
+"""
+import logging
+import sys
+import warnings
+
+import torch
+
+_warned = set()
+
+
+def missing(what, consequence):
+    """Warn once per process that the installed torch lacks ``what``."""
+    if what in _warned:
+        return
+    _warned.add(what)
+    warnings.warn(
+        "depyf: torch %s has no %s; %s." % (torch.__version__, what, consequence),
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def _resolve(dotted):
+    """Import ``a.b.c`` attribute by attribute; None when any part is missing."""
+    parts = dotted.split(".")
+    try:
+        obj = __import__(parts[0])
+        for i, part in enumerate(parts[1:], 1):
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                obj = __import__(".".join(parts[: i + 1]), fromlist=["_"])
+        return obj
+    except Exception:
+        return None
+
+
+# ---------------------------------------------------------------------------------------
+# Dynamo: bytecode hook, cache entries, compile ids
+# ---------------------------------------------------------------------------------------
+
+
+def register_bytecode_hook(hook):
+    """Register ``hook(original_code, transformed_code)``; returns a handle with
+    ``.remove()`` or None when this torch has no bytecode hook."""
+    register = _resolve("torch._dynamo.convert_frame.register_bytecode_hook")
+    if register is None:
+        missing(
+            "torch._dynamo.convert_frame.register_bytecode_hook",
+            "transformed code is not dumped",
+        )
+        return None
+
+    def tolerant(*args, **kwargs):
+        # Dynamo passes (code, new_code) positionally; tolerate extra arguments.
+        return hook(*args[:2], **{k: v for k, v in kwargs.items() if k in ("code", "new_code")})
+
+    return register(tolerant)
+
+
+def cache_entries(code):
+    """Cache entries of an original code object (newest first); [] when unavailable."""
+    get = _resolve("torch._dynamo.eval_frame._debug_get_cache_entry_list")
+    if get is None:
+        missing(
+            "torch._dynamo.eval_frame._debug_get_cache_entry_list",
+            "guards and full code are not dumped",
+        )
+        return []
+    try:
+        return list(get(code))
+    except Exception:
+        return []
+
+
+def compiled_original_codes():
+    """Original code objects Dynamo has transformed so far in this process (its
+    ``orig_code_map`` registry), for dumping functions compiled before a session."""
+    registry = _resolve("torch._dynamo.convert_frame.orig_code_map")
+    if registry is None:
+        missing("torch._dynamo.convert_frame.orig_code_map", "earlier compiles are not dumped")
+        return []
+    values = getattr(registry, "values", None)
+    try:
+        # ExactWeakKeyDictionary keeps its data in a dict attribute ``values`` (id -> value);
+        # a plain mapping has a ``values()`` method.
+        originals = list(values.values() if isinstance(values, dict) else values())
+    except Exception:
+        originals = []
+    seen, out = set(), []
+    for code in originals:
+        if id(code) not in seen:
+            seen.add(id(code))
+            out.append(code)
+    return out
+
+
+def current_compile_id():
+    """(frame_id, frame_compile_id, attempt) of the compile in progress, or None."""
+    ctx = _resolve("torch._guards.CompileContext")
+    if ctx is None:
+        return None
+    try:
+        trace_id = ctx.current_trace_id()
+        cid = trace_id.compile_id if trace_id is not None else ctx.current_compile_id()
+        attempt = getattr(trace_id, "attempt", 0) if trace_id is not None else 0
+    except Exception:
+        return None
+    if cid is None or getattr(cid, "frame_id", None) is None:
+        return None
+    if getattr(cid, "compiled_autograd_id", None) is not None:
+        return None
+    return (cid.frame_id, cid.frame_compile_id, attempt)
+
+
+def compile_id_of_entry(entry):
+    """(frame_id, frame_compile_id) of a cache entry, or None."""
+    cid = getattr(entry, "compile_id", None)
+    if cid is None:
+        return None
+    try:
+        return (cid.frame_id, cid.frame_compile_id)
+    except AttributeError:
+        text = str(cid).strip("[]!")
+        parts = text.split("/")
+        try:
+            return (int(parts[-2]), int(parts[-1]))
+        except (ValueError, IndexError):
+            return None
+
+
+def frame_globals_being_compiled(code):
+    """The globals dict of the frame Dynamo is converting right now.
+
+    The bytecode hook is not given the frame; its caller (``convert_frame``) holds it as a
+    local named ``frame`` (or ``globals`` next to ``code``). We walk up the Python stack
+    looking for that, so that names the recompiled code needs can be bound in the same
+    dict Dynamo installs ``__compiled_fn_*`` into.
+    """
+    frame = sys._getframe(1)
+    depth = 0
+    while frame is not None and depth < 60:
+        local_vars = frame.f_locals
+        candidate = local_vars.get("frame")
+        if candidate is not None and getattr(candidate, "f_code", None) is code:
+            g = getattr(candidate, "f_globals", None)
+            if isinstance(g, dict):
+                return g
+        g = local_vars.get("globals")
+        if isinstance(g, dict) and local_vars.get("code") is code:
+            return g
+        frame = frame.f_back
+        depth += 1
+    return None
+
+
+def graph_break_counters():
+    """Dynamo's own counter of graph-break reasons (reason text -> count)."""
+    counters = _resolve("torch._dynamo.utils.counters")
+    if counters is None:
+        return {}
+    try:
+        return dict(counters.get("graph_break", {}))
+    except Exception:
+        return {}
+
+
+# ---------------------------------------------------------------------------------------
+# Structured trace (TORCH_TRACE payloads)
+# ---------------------------------------------------------------------------------------
+
+TRACE_LOGGER_NAME = "torch.__trace"
+
+
+class TraceSubscription:
+    """Attach a logging handler to torch's structured-trace logger for a while.
+
+    The handler receives every ``trace_structured`` event as a record with ``metadata``
+    (a dict: event name -> event metadata, plus frame_id/frame_compile_id/attempt) and
+    ``payload`` (a string or None). ``callback(name, metadata, record_meta, payload)`` is
+    called for each event whose name is in ``names`` (artifacts by their artifact name).
+    """
+
+    def __init__(self, callback, names):
+        self.callback = callback
+        self.names = frozenset(names)
+        self.logger = logging.getLogger(TRACE_LOGGER_NAME)
+        self.handler = None
+        self._old_level = None
+
+    def attach(self):
+        outer = self
+
+        class _Handler(logging.Handler):
+            def emit(self, record):
+                meta = getattr(record, "metadata", None)
+                if not isinstance(meta, dict):
+                    return
+                for key, value in meta.items():
+                    name = key
+                    if key == "artifact" and isinstance(value, dict):
+                        name = value.get("name", key)
+                    if name in outer.names:
+                        try:
+                            outer.callback(name, value, meta, getattr(record, "payload", None))
+                        except Exception as exc:  # never let a dump break compilation
+                            missing("usable trace event %r (%s)" % (name, exc), "it is skipped")
+                        return
+
+        self.handler = _Handler(level=logging.DEBUG)
+        self._old_level = self.logger.level
+        if self.logger.level == logging.NOTSET or self.logger.level > logging.DEBUG:
+            self.logger.setLevel(logging.DEBUG)
+        self.logger.addHandler(self.handler)
+        return self
+
+    def detach(self):
+        if self.handler is not None:
+            self.logger.removeHandler(self.handler)
+            self.handler = None
+            if not self.logger.handlers and self._old_level is not None:
+                self.logger.setLevel(self._old_level)
+
+
+def trace_compile_key(record_meta):
+    """(frame_id, frame_compile_id, attempt) of a structured-trace record, or None."""
+    if "compiled_autograd_id" in record_meta:
+        return None
+    fid = record_meta.get("frame_id")
+    fcid = record_meta.get("frame_compile_id")
+    if fid is None or fcid is None:
+        return None
+    return (fid, fcid, record_meta.get("attempt", 0))
+
+
+# ---------------------------------------------------------------------------------------
+# FX: where GraphModule source is compiled
+# ---------------------------------------------------------------------------------------
+
+
+class FxSourcePatch:
+    """Wrap ``torch.fx.graph_module._exec_with_source`` to see each GraphModule's source
+    and the function it defines. ``on_source(src, namespace)`` is called after FX executed
+    the source (``namespace`` then holds the new ``forward``)."""
+
+    def __init__(self, on_source):
+        self.on_source = on_source
+        self.module = None
+        self.original = None
+
+    def install(self):
+        module = _resolve("torch.fx.graph_module")
+        original = getattr(module, "_exec_with_source", None) if module else None
+        if original is None:
+            missing(
+                "torch.fx.graph_module._exec_with_source",
+                "graph files are written but not linked to running graph code",
+            )
+            return self
+        on_source = self.on_source
+
+        def _exec_with_source(src, globals, *args, **kwargs):
+            result = original(src, globals, *args, **kwargs)
+            try:
+                on_source(src, globals)
+            except Exception as exc:
+                missing("linkable FX source (%s)" % exc, "graph code is not linked")
+            return result
+
+        _exec_with_source.__wrapped__ = original
+        module._exec_with_source = _exec_with_source
+        self.module, self.original = module, original
+        return self
+
+    def uninstall(self):
+        if self.module is not None:
+            self.module._exec_with_source = self.original
+            self.module = self.original = None
+
+
+# ---------------------------------------------------------------------------------------
+# Guards
+# ---------------------------------------------------------------------------------------
+
+
+def guard_tree(guard_manager):
+    """Yield ``(source, leaf_kind, verbose_code_parts)`` for every leaf guard of the C++
+    guard tree, depth first in check order. ``source`` is the Python expression of the
+    value the leaf is applied to (``L['a']``, ``G['torch'].abs``; ``None`` for the root)."""
+    root = getattr(guard_manager, "root", None)
+    if root is None or not hasattr(root, "get_leaf_guards"):
+        missing("guard tree API (guard_manager.root.get_leaf_guards)", "guards fall back to torch's check")
+        return
+
+    def walk(manager, is_root):
+        source = None if is_root else _safe_call(manager, "get_source")
+        for leaf in _safe_call(manager, "get_leaf_guards") or ():
+            parts = list(_safe_call(leaf, "verbose_code_parts") or ())
+            yield source, type(leaf).__name__, parts
+        for child in _safe_call(manager, "get_child_managers") or ():
+            yield from walk(child, False)
+
+    yield from walk(root, True)
+    # Relational guards (e.g. no tensor aliasing) and epilogue guards hang off the root in
+    # some versions; they are included in the leaves above where torch exposes them.
+
+
+def _safe_call(obj, method):
+    fn = getattr(obj, method, None)
+    if fn is None:
+        return None
+    try:
+        return fn()
+    except Exception:
+        return None
+
+
+def guard_closure_vars(guard_manager):
+    """The helper names torch's guard code refers to (``___check_obj_id``, ...)."""
+    closure = getattr(guard_manager, "closure_vars", None)
+    return dict(closure) if isinstance(closure, dict) else {}
+
+
+def guard_global_scope(guard_manager):
+    scope = getattr(guard_manager, "global_scope", None)
+    return scope if isinstance(scope, dict) else None
+
+
+def saved_tensors_hooks_ids():
+    """What torch's AUTOGRAD_SAVED_TENSORS_HOOKS guard compares: the ids of the top
+    inlineable saved-tensors hooks, or None."""
+    utils = _resolve("torch._functorch._aot_autograd.utils")
+    get_hooks = getattr(utils, "top_saved_tensors_hooks", None)
+    inlineable = getattr(utils, "saved_tensors_hooks_are_inlineable", None)
+    if get_hooks is None or inlineable is None:
+        raise NotImplementedError("saved tensors hooks helpers are missing")
+    hooks = get_hooks()
+    if not inlineable(hooks):
+        return None
+    return tuple(map(id, hooks))
+
+
+def dispatch_keys_for_guard(tensor):
+    """Dispatch key set of ``tensor`` as torch's tensor guard sees it (thread-local
+    include/exclude sets applied), as its ``repr`` text."""
+    keys = torch._C._dispatch_keys(tensor)
+    include = getattr(torch._C, "_dispatch_tls_local_include_set", None)
+    exclude = getattr(torch._C, "_dispatch_tls_local_exclude_set", None)
+    if include is not None and exclude is not None:
+        keys = (keys | include()) - exclude()
+    return keys
+
+
+# ---------------------------------------------------------------------------------------
+# Logging, distributed, eval frame
+# ---------------------------------------------------------------------------------------
+
+
+def bytecode_logger():
+    """torch's artifact logger for ``bytecode`` (enabled by ``TORCH_LOGS=+bytecode``)."""
+    get = _resolve("torch._logging.getArtifactLogger")
+    if get is None:
+        missing("torch._logging.getArtifactLogger", "decompiled code is logged to 'depyf' instead")
+        return logging.getLogger("depyf.bytecode")
+    try:
+        return get("torch._dynamo.convert_frame", "bytecode")
+    except Exception:
+        missing("the 'bytecode' logging artifact", "decompiled code is logged to 'depyf' instead")
+        return logging.getLogger("depyf.bytecode")
+
+
+def distributed_rank():
+    """This process's rank in an initialized process group or under torchrun; else None."""
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            return dist.get_rank()
+    except Exception:
+        pass
+    return None
+

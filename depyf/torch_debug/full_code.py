@@ -1,0 +1,184 @@
+"""``full_code_for_<fn>_<n>.py``: everything torch.compile did to one user function.
+
+One file per user function (resume functions are listed under the function they came
+from), valid Python, in reading order:
+
+1. the original source;
+2. for each code object (the function, then each resume function) and each of its cache
+   entries, newest first as Dynamo checks them: the guard function (see ``guards``) and
+   the transformed code (a readable copy of ``__transformed_code_<i>_for_<fn>.py``, with
+   Dynamo's profiling bookkeeping folded away);
+3. the compiled graphs those call, with the files that hold them.
+
+Guard functions use names from torch's guard closure; ``depyf.torch_debug.guards.
+guard_namespace(entry)`` gives them (the file compiles as is; to run a guard, exec its
+``def`` in that namespace).
+"""
+import ast
+import inspect
+import textwrap
+
+from ..decompiler.api import Decompiler
+from . import adapter, guards
+from .transformed_code import (
+    compiled_fn_number,
+    dis_listing,
+    rename_identifiers,
+    short_compiled_fn_name,
+)
+
+_NOISE_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
+
+
+def original_source(code):
+    try:
+        src = textwrap.dedent(inspect.getsource(code))
+        compile(src, "<depyf original>", "exec", dont_inherit=True)
+        return src
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+
+
+def _call_name(node):
+    if isinstance(node, ast.Call):
+        f = node.func
+        return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+    return None
+
+
+class _FoldNoise(ast.NodeTransformer):
+    """Drop Dynamo's bookkeeping from a readable copy: calls to
+    ``record_pregraph_bytecode_enter/exit`` and expression statements without effect."""
+
+    def _body(self, body):
+        out = []
+        for stmt in body:
+            stmt = self.visit(stmt)
+            if stmt is None:
+                continue
+            if isinstance(stmt, ast.Expr):
+                v = stmt.value
+                if isinstance(v, ast.Constant) or (
+                    isinstance(v, (ast.List, ast.Tuple)) and not v.elts
+                ):
+                    continue
+                if _call_name(v) in _NOISE_CALLS:
+                    continue
+            if isinstance(stmt, ast.Assign) and _call_name(stmt.value) in _NOISE_CALLS:
+                continue
+            out.append(stmt)
+        return out or [ast.Pass()]
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, field, self._body(value))
+        for field, value in ast.iter_fields(node):
+            if field in ("body", "orelse", "finalbody"):
+                continue
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+        return node
+
+
+def readable(source):
+    """A copy of transformed source with Dynamo's bookkeeping folded away."""
+    if not hasattr(ast, "unparse"):
+        return source
+    try:
+        tree = _FoldNoise().visit(ast.parse(source))
+        return ast.unparse(tree) + "\n"
+    except Exception:
+        return source
+
+
+def _transformed_text(session, entry, func_name):
+    """(text, record-or-None) for the transformed code of one cache entry."""
+    record = session.records_by_code.get(id(entry.code))
+    if record is not None and record.source is not None:
+        return readable(record.source), record
+    try:
+        src = Decompiler(entry.code).decompile(overwrite_fn_name=func_name)
+        names = [n for n in entry.code.co_names if compiled_fn_number(n) is not None]
+        return readable(rename_identifiers(src, {n: short_compiled_fn_name(n) for n in names})), record
+    except Exception as exc:
+        text = "# %s could not be decompiled (%s); its bytecode:\n%s\n" % (
+            func_name, str(exc).splitlines()[0] if str(exc) else type(exc).__name__, dis_listing(entry.code))
+        return text, record
+
+
+def full_code_text(session, root, codes):
+    lines = [
+        "# full_code_for_%s: what torch.compile did to `%s` (%s:%s)."
+        % (root.co_name, root.co_name, root.co_filename, root.co_firstlineno),
+        "# Read top to bottom: the original function, then for each code object and each cache",
+        "# entry (newest first, as Dynamo tries them) its guard and the code that runs when the",
+        "# guard passes. Graphs `__compiled_fn_<K>` are in the files __compiled_fn_<K>.*.py.",
+        "# Guard functions use torch's guard helpers: exec them in",
+        "# depyf.torch_debug.guards.guard_namespace(cache_entry) to run them.",
+        "",
+    ]
+    src = original_source(root)
+    lines.append("# ===== original source of %s =====" % root.co_name)
+    lines.append(src.rstrip("\n") if src else "# (source not available)")
+    lines.append("")
+    used_ks = []
+    for code in codes:
+        entries = adapter.cache_entries(code)
+        kind = "resume function" if code is not root else "function"
+        lines.append("")
+        lines.append("# ===== %s %s: %d cache entr%s =====" % (
+            kind, code.co_name, len(entries), "y" if len(entries) == 1 else "ies"))
+        for j, entry in enumerate(entries):
+            gname = "__guard_%d_for_%s" % (j, code.co_name)
+            gsrc, _ = guards.guard_function_source(entry, gname)
+            record = session.records_by_code.get(id(entry.code))
+            tname = record.func_name if record else "__transformed_code_for_%s_entry_%d" % (code.co_name, j)
+            text, record = _transformed_text(session, entry, tname)
+            lines.append("")
+            if record is not None:
+                lines.append("# cache entry %d: file %s (%s)" % (
+                    j, record.file_name, "the running code" if record.used else "NOT the running code: " + record.reason.splitlines()[0]))
+                used_ks.extend(record.compiled_fns)
+            else:
+                lines.append("# cache entry %d: compiled before prepare_debug; readable copy only" % j)
+                used_ks.extend(compiled_fn_number(n) for n in entry.code.co_names if compiled_fn_number(n) is not None)
+            lines.append(gsrc.rstrip("\n"))
+            lines.append("")
+            lines.append(text.rstrip("\n"))
+    ks = sorted(set(k for k in used_ks if k is not None))
+    if ks:
+        lines.append("")
+        lines.append("# ===== compiled graphs called above =====")
+        for k in ks:
+            files = session.compiled_fn_files.get(k, [])
+            lines.append("# __compiled_fn_%d: %s" % (k, ", ".join(files) if files else "(no graph files recorded)"))
+    return "\n".join(lines) + "\n"
+
+
+def write_all(session):
+    """(Re)write the full-code file of every user function the session saw."""
+    roots, groups = [], {}
+    for code in list(session.originals.values()):
+        root = session.root_of(code)
+        if id(root) not in groups:
+            roots.append(root)
+            groups[id(root)] = [root] if root is code or id(root) in session.originals else []
+        if code not in groups[id(root)]:
+            groups[id(root)].append(code)
+    for root in roots:
+        n = session.full_code_index.get(id(root))
+        if n is None:
+            n = session.full_code_index[id(root)] = session.next_index(("full_code", root.co_name))
+        text = full_code_text(session, root, groups[id(root)])
+        try:
+            compile(text, "<full code>", "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            text = "# (not valid Python: %s; shown as comments)\n" % exc + "\n".join(
+                "# " + line for line in text.splitlines()) + "\n"
+        session.write("full_code_for_%s_%d.py" % (root.co_name, n), text)

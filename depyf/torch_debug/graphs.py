@@ -1,0 +1,265 @@
+"""Graph and kernel files: ``__compiled_fn_<K>.<Stage>.<n>.py`` and
+``__compiled_fn_<K>.kernel_<n>.py``.
+
+The graphs come from torch's structured trace (what ``TORCH_TRACE`` records), each event
+tagged with its compile id ``[frame/attempt]``:
+
+=========================  ==================
+trace event                stage in file name
+=========================  ==================
+dynamo_output_graph        Captured_Graph
+aot_joint_graph            Joint_graph
+aot_forward_graph          Forward_graph
+aot_inference_graph        Forward_graph
+aot_backward_graph         Backward_graph
+inductor_post_grad_graph   AFTER_POST_GRAD
+inductor_output_code       kernel
+=========================  ==================
+
+``<K>`` is the number in the global ``__compiled_fn_<K>_<uuid>`` that the transformed code
+calls. Dynamo creates that name just before it hands a captured graph to the backend, so
+within one compile id the i-th ``dynamo_output_graph`` belongs to the i-th smallest ``K``
+that the transformed code of that compile refers to; every later event of the same compile
+(AOT graphs, kernels, a lazily compiled backward) belongs to the latest captured graph.
+Events arrive before the bytecode hook tells us the ``K``s, so they are buffered per compile
+id and written when the hook runs.
+
+Linking graph code to its file: FX compiles each GraphModule's ``forward`` from generated
+source. When that source is the code of a stage we dump (same assigned names, same compile
+id), the stage file is written as that exact source (the readable printout with shapes
+follows as comments) and the function's code object is re-pointed at the file, so
+debugger breakpoints in e.g. ``__compiled_fn_1.Forward_graph.0.py`` (aot_eager) or
+``__compiled_fn_1.Captured_Graph.0.py`` (eager backend) are hit.
+"""
+import re
+
+from . import adapter
+
+STAGES = {
+    "dynamo_output_graph": "Captured_Graph",
+    "aot_joint_graph": "Joint_graph",
+    "aot_forward_graph": "Forward_graph",
+    "aot_inference_graph": "Forward_graph",
+    "aot_backward_graph": "Backward_graph",
+    "inductor_post_grad_graph": "AFTER_POST_GRAD",
+    "inductor_output_code": "kernel",
+}
+_LINKABLE = {"Captured_Graph", "Forward_graph", "Backward_graph"}
+_SRC_ASSIGN = re.compile(r"^    ([A-Za-z_]\w*) = ", re.M)
+_READABLE_ASSIGN = re.compile(r'^        ([A-Za-z_]\w*)(?:: "[^"]*")? = ')
+_MAX_PENDING = 32
+
+
+def assigned_names_in_source(src):
+    """Names assigned in the body of FX-generated ``def forward`` source, in order."""
+    return tuple(_SRC_ASSIGN.findall(src))
+
+
+def assigned_names_in_readable(text):
+    """Names assigned in the top-level ``forward`` of a ``print_readable`` printout."""
+    names, inside = [], False
+    for line in text.splitlines():
+        if not inside:
+            if line.startswith("    def forward("):
+                inside = True
+            continue
+        if line.strip() and not line.startswith("        ") and not line.startswith("    )"):
+            break
+        m = _READABLE_ASSIGN.match(line)
+        if m:
+            names.append(m.group(1))
+    return tuple(names)
+
+
+def as_valid_python(text):
+    """``text`` if it compiles; else with ``class <lambda>``-style names fixed; else every
+    line commented out (with a note), so that every dump file compiles."""
+    if _compiles(text):
+        return text
+    fixed = re.sub(r"^(\s*class )<(\w+)>", r"\1_\2_", text, flags=re.M)
+    if _compiles(fixed):
+        return fixed
+    return "# (torch's text is not valid Python; shown as comments)\n" + "\n".join(
+        "# " + line for line in text.splitlines()
+    ) + "\n"
+
+
+def _compiles(text):
+    try:
+        compile(text, "<depyf graph>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def relocate(code, filename, line_offset):
+    """``code`` (and nested code) re-pointed to ``filename``, lines shifted by the offset."""
+    consts = tuple(
+        relocate(c, filename, line_offset) if hasattr(c, "co_code") else c for c in code.co_consts
+    )
+    return code.replace(
+        co_filename=filename, co_firstlineno=code.co_firstlineno + line_offset, co_consts=consts
+    )
+
+
+class _Entry:
+    __slots__ = ("stage", "event", "payload", "k", "file", "path", "offset", "names", "fns")
+
+    def __init__(self, stage, event, payload):
+        self.stage, self.event, self.payload = stage, event, payload
+        self.k = self.file = self.path = self.offset = None
+        self.names = assigned_names_in_readable(payload) if stage in _LINKABLE else ()
+        self.fns = []  # (src, function) pairs whose code is this stage's code
+
+
+class _Compile:
+    def __init__(self):
+        self.attempt = 0
+        self.slots = []  # one list of _Entry per captured graph
+        self.ks = None
+        self.function = None
+        self.transformed_file = None
+        self.pending = []  # FX sources not matched yet: (names, src, function)
+
+
+class GraphDumper:
+    """Receives trace events and FX sources for one session and writes graph files."""
+
+    def __init__(self, session):
+        self.session = session
+        self.compiles = {}
+
+    # ---- trace events ----------------------------------------------------------------
+
+    def on_event(self, event, record_meta, payload):
+        stage = STAGES.get(event)
+        key = adapter.trace_compile_key(record_meta)
+        if stage is None or key is None or not isinstance(payload, str):
+            return
+        with self.session.lock:
+            c = self.compiles.setdefault(key[:2], _Compile())
+            if key[2] > c.attempt and c.ks is None:
+                c.attempt, c.slots, c.pending = key[2], [], []  # the compile was restarted
+            if event == "dynamo_output_graph" or not c.slots:
+                c.slots.append([])
+            entry = _Entry(stage, event, payload)
+            c.slots[-1].append(entry)
+            self._match_pending(c, entry)
+            if c.ks is not None:
+                self._write(c, len(c.slots) - 1, entry)
+
+    def compiled(self, key, ks, original, transformed_file=None):
+        """Called by the bytecode hook: compile ``key`` calls graphs ``ks`` (sorted)."""
+        if key is None:
+            return
+        with self.session.lock:
+            c = self.compiles.setdefault(key[:2], _Compile())
+            c.ks, c.function, c.transformed_file = list(ks), original.co_name, transformed_file
+            for i, slot in enumerate(c.slots):
+                for entry in slot:
+                    if entry.file is None:
+                        self._write(c, i, entry)
+
+    # ---- FX sources ------------------------------------------------------------------
+
+    def on_fx_source(self, src, namespace):
+        fn = namespace.get("forward") if isinstance(namespace, dict) else None
+        if not hasattr(fn, "__code__"):
+            return
+        key = adapter.current_compile_id()
+        if key is None:
+            return
+        names = assigned_names_in_source(src)
+        if not names:
+            return
+        with self.session.lock:
+            c = self.compiles.setdefault(key[:2], _Compile())
+            for slot in reversed(c.slots):
+                for entry in reversed(slot):
+                    if entry.names == names:
+                        self._attach(c, entry, src, fn)
+                        return
+            c.pending.append((names, src, fn))
+            del c.pending[:-_MAX_PENDING]
+
+    def _match_pending(self, c, entry):
+        if not entry.names:
+            return
+        keep = []
+        for names, src, fn in c.pending:
+            if names == entry.names:
+                entry.fns.append((src, fn))
+            else:
+                keep.append((names, src, fn))
+        c.pending = keep
+
+    def _attach(self, c, entry, src, fn):
+        entry.fns.append((src, fn))
+        if entry.file is not None:
+            self._link(c, entry, src, fn)
+
+    # ---- writing ---------------------------------------------------------------------
+
+    def _k_for_slot(self, c, i):
+        if not c.ks:
+            return None
+        return c.ks[i] if i < len(c.ks) else c.ks[-1]
+
+    def _write(self, c, slot_index, entry):
+        k = self._k_for_slot(c, slot_index)
+        if k is None:
+            return
+        session = self.session
+        if entry.stage == "kernel":
+            n = session.next_index(("kernel", k))
+            entry.file = "__compiled_fn_%d.kernel_%d.py" % (k, n)
+        else:
+            n = session.next_index(("stage", k, entry.stage))
+            entry.file = "__compiled_fn_%d.%s.%d.py" % (k, entry.stage, n)
+        entry.k = k
+        session.compiled_fn_files.setdefault(k, []).append(entry.file)
+        if entry.fns:
+            for src, fn in entry.fns:
+                self._link(c, entry, src, fn)
+        else:
+            entry.path = session.write(entry.file, self._header(c, k, entry) + as_valid_python(entry.payload))
+
+    def _header(self, c, k, entry, linked=False):
+        what = {
+            "Captured_Graph": "the graph Dynamo captured",
+            "Joint_graph": "AOTAutograd's joint forward+backward graph",
+            "Forward_graph": "AOTAutograd's forward (or inference) graph",
+            "Backward_graph": "AOTAutograd's backward graph",
+            "AFTER_POST_GRAD": "Inductor's graph after its post-grad passes",
+            "kernel": "Inductor's output code (the kernels and the wrapper that calls them)",
+        }[entry.stage]
+        lines = [
+            "# %s: %s for __compiled_fn_%d (trace event %r)." % (entry.file, what, k, entry.event),
+            "# Called as __compiled_fn_%d by %s (compile %s)."
+            % (k, c.transformed_file or "the transformed code of %s" % c.function, self._cid(c)),
+        ]
+        if linked:
+            lines.append(
+                "# This file is the code that runs for this graph: breakpoints here are hit."
+            )
+        return "\n".join(lines) + "\n"
+
+    def _cid(self, c):
+        for key, value in self.compiles.items():
+            if value is c:
+                return "%s/%s" % key
+        return "?"
+
+    def _link(self, c, entry, src, fn):
+        """Write the stage file as the exact source of ``fn`` and point ``fn`` at it."""
+        header = self._header(c, entry.k, entry, linked=True)
+        readable = "\n".join("# " + line for line in entry.payload.splitlines())
+        text = "%s%s\n\n\n# The same graph with shapes, as torch printed it:\n%s\n" % (
+            header,
+            src.rstrip("\n"),
+            readable,
+        )
+        entry.path = self.session.write(entry.file, text)
+        code = fn.__code__
+        if code.co_filename != entry.path:
+            fn.__code__ = relocate(code, entry.path, header.count("\n"))

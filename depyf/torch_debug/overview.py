@@ -1,0 +1,155 @@
+"""``depyf_overview.py``: one page for the whole run (of this process).
+
+Lists every compiled function with its cache entries and files, whether the decompiled
+code runs or Dynamo's does (and why), graph breaks de-duplicated with counts, the user's
+source line and torch's reason text and id (``GB0059``...), and recompiles with the guard
+that failed. It is valid Python: text is in comments, and the same facts are in the dict
+``OVERVIEW`` for tools.
+"""
+import json
+import linecache
+import pprint
+import re
+
+from . import adapter
+
+EVENTS = ("dynamo_graph_break_reason", "recompile_reasons")
+
+
+class GraphBreak:
+    def __init__(self, gb_id, filename, line, title, explanation):
+        self.gb_id, self.filename, self.line = gb_id, filename, line
+        self.title, self.explanation = title, explanation
+        self.count = 0
+        self.compile_ids = []
+
+    def source_line(self):
+        return linecache.getline(self.filename, self.line).strip() if self.filename else ""
+
+
+def parse_graph_break(payload):
+    """(gb id, file, line, reason title, explanation) from torch's graph-break text."""
+    where = re.search(r"Graph break in user code at (.+):(\d+)", payload)
+    gb = re.search(r"/gb/(gb\d+)\.html", payload)
+    title = ""
+    m = re.search(r"Graph Break Reason: (.*)\n\s*\n?(.*)", payload)
+    if m:
+        title = m.group(2).strip() or m.group(1).strip()
+        if not m.group(2).strip() or title.startswith("Explanation"):
+            title = m.group(1).strip()
+    expl = re.search(r"Explanation: (.*)", payload)
+    return (
+        gb.group(1).upper() if gb else "",
+        where.group(1) if where else "",
+        int(where.group(2)) if where else 0,
+        title,
+        expl.group(1).strip() if expl else "",
+    )
+
+
+def parse_recompile(payload):
+    try:
+        data = json.loads(payload)
+        if isinstance(data, list):
+            return [str(x) for x in data]
+    except (ValueError, TypeError):
+        pass
+    return [line for line in str(payload).splitlines() if line.strip()]
+
+
+class OverviewCollector:
+    """Collects graph breaks and recompile reasons from trace events for a session."""
+
+    def __init__(self, session):
+        self.session = session
+
+    def on_event(self, event, record_meta, payload):
+        key = adapter.trace_compile_key(record_meta)
+        cid = "%s/%s" % key[:2] if key else "?"
+        s = self.session
+        with s.lock:
+            if event == "dynamo_graph_break_reason" and isinstance(payload, str):
+                gb_id, filename, line, title, expl = parse_graph_break(payload)
+                k = (gb_id, filename, line, title)
+                gb = s.graph_breaks.get(k)
+                if gb is None:
+                    gb = s.graph_breaks[k] = GraphBreak(gb_id, filename, line, title, expl)
+                gb.count += 1
+                gb.compile_ids.append(cid)
+            elif event == "recompile_reasons" and payload is not None:
+                for reason in parse_recompile(payload):
+                    s.recompiles.append((cid, reason))
+
+
+def overview_data(session):
+    functions = []
+    for record in session.records:
+        functions.append({
+            "function": record.original.co_name,
+            "defined_at": "%s:%s" % (record.original.co_filename, record.original.co_firstlineno),
+            "compile_id": "%s/%s" % record.compile_key[:2] if record.compile_key else "?",
+            "file": record.file_name,
+            "graphs": ["__compiled_fn_%d" % k for k in record.compiled_fns],
+            "running_code": "decompiled" if record.used else "dynamo",
+            "why_not_decompiled": None if record.used else record.reason,
+        })
+    breaks = [
+        {
+            "id": gb.gb_id,
+            "reason": gb.title,
+            "explanation": gb.explanation,
+            "where": "%s:%s" % (gb.filename, gb.line),
+            "source_line": gb.source_line(),
+            "count": gb.count,
+            "compile_ids": gb.compile_ids,
+        }
+        for gb in session.graph_breaks.values()
+    ]
+    recompiles = [{"compile_id": cid, "failed_guard": reason} for cid, reason in session.recompiles]
+    return {
+        "transformed_code": functions,
+        "graph_breaks": breaks,
+        "recompiles": recompiles,
+        "graph_files": {"__compiled_fn_%d" % k: v for k, v in sorted(session.compiled_fn_files.items())},
+        "counts": {
+            "decompiled_and_running": sum(1 for r in session.records if r.used),
+            "fell_back_to_dynamo": sum(1 for r in session.records if not r.used),
+        },
+    }
+
+
+def overview_text(session):
+    data = overview_data(session)
+    lines = ["# depyf overview of this run (%s), dump folder %s" % (session.run_id, session.dir), "#"]
+    c = data["counts"]
+    lines.append("# transformed code objects: %d decompiled and running, %d running Dynamo's own bytecode"
+                 % (c["decompiled_and_running"], c["fell_back_to_dynamo"]))
+    lines.append("#")
+    lines.append("# == compiled functions ==")
+    for f in data["transformed_code"]:
+        lines.append("#  %-45s compile %-6s %s -> %s  [%s]" % (
+            f["function"], f["compile_id"], f["file"], ", ".join(f["graphs"]) or "(no graph)", f["running_code"]))
+        if f["why_not_decompiled"]:
+            why = f["why_not_decompiled"].splitlines()
+            lines.append("#      not running the decompiled code: %s" % " ".join(why[:2]))
+    lines.append("#")
+    lines.append("# == graph breaks (de-duplicated) ==")
+    for b in sorted(data["graph_breaks"], key=lambda b: -b["count"]):
+        lines.append("#  %dx %s %s at %s" % (b["count"], b["id"] or "", b["reason"], b["where"]))
+        if b["source_line"]:
+            lines.append("#      %s" % b["source_line"])
+        if b["explanation"]:
+            lines.append("#      %s" % b["explanation"])
+    lines.append("#")
+    lines.append("# == recompiles (the guard that failed) ==")
+    for r in data["recompiles"]:
+        lines.append("#  compile %s: %s" % (r["compile_id"], r["failed_guard"]))
+    lines.append("")
+    lines.append("OVERVIEW = " + pprint.pformat(data, width=100, sort_dicts=False))
+    return "\n".join(lines) + "\n"
+
+
+def write(session):
+    from .session import OVERVIEW_NAME
+
+    session.write(OVERVIEW_NAME, overview_text(session))

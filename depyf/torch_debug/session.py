@@ -1,0 +1,219 @@
+"""One dump session: where files go, how they are named, and what was recorded.
+
+Directory policy (documented in the README):
+
+* Each process writes into its own folder under the directory given to ``prepare_debug``:
+  the directory itself for a plain (main) process, ``rank_<r>/`` for a rank of a
+  distributed job (``torchrun`` sets ``RANK``; an initialized process group counts too),
+  and ``process_<pid>/`` for a child started by ``multiprocessing`` /
+  ``torch.multiprocessing``. Nothing is ever shared between processes, so nothing clobbers.
+* A folder holding dump files of an EARLIER run (another process, or an earlier program)
+  is never overwritten: those files are first moved to
+  ``previous_runs/<run id>/`` beside them, with one warning saying where. Files that are not
+  depyf's (other names) are left alone. Re-entering ``prepare_debug`` with the same
+  directory in the same process continues the same session (counters go on).
+* A directory that cannot be created or written raises ``DumpDirError`` before anything
+  runs.
+"""
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+import warnings
+
+MARKER = ".depyf_run.json"
+OVERVIEW_NAME = "depyf_overview.py"
+_DUMP_FILE = re.compile(
+    r"^(full_code_for_.*\.py|__transformed_code_.*\.py|__compiled_fn_.*\.py|"
+    + re.escape(OVERVIEW_NAME)
+    + "|"
+    + re.escape(MARKER)
+    + r")$"
+)
+
+
+class DumpDirError(OSError):
+    """The dump directory cannot be used (not creatable, not writable)."""
+
+
+def process_folder():
+    """The sub-folder (relative, '' for the directory itself) this process writes to."""
+    rank = os.environ.get("RANK")
+    world = os.environ.get("WORLD_SIZE")
+    if rank is not None and rank.isdigit() and (world is None or world != "1"):
+        return "rank_%s" % rank
+    from . import adapter
+
+    dist_rank = adapter.distributed_rank()
+    if dist_rank is not None:
+        return "rank_%d" % dist_rank
+    if multiprocessing.current_process().name != "MainProcess":
+        return "process_%d" % os.getpid()
+    return ""
+
+
+class DumpSession:
+    """State of one ``prepare_debug`` directory in this process.
+
+    Holds the counters that name files, what was compiled, and which code objects are
+    running from dump files. Created by ``open_session``; lives until the process exits
+    so that ``debug()`` and re-entered sessions find it.
+    """
+
+    def __init__(self, root, folder):
+        self.root = os.path.abspath(root)
+        self.dir = os.path.join(self.root, folder) if folder else self.root
+        self.run_id = "%s-pid%d" % (time.strftime("%Y%m%d-%H%M%S"), os.getpid())
+        self.lock = threading.RLock()
+        self._written = set()
+        self._warned = set()
+        self._name_counters = {}
+        # what was compiled
+        self.originals = {}  # id(original code) -> original code, in first-seen order
+        self.parents = {}  # id(resume code) -> parent original code
+        self.records = []  # TransformedRecord, in compile order
+        self.records_by_code = {}  # id(code that runs) -> TransformedRecord
+        self.graph_breaks = {}  # (gb id, file, line, reason title) -> GraphBreak
+        self.recompiles = []  # (compile id text, function name, reason text)
+        self.compiled_fn_files = {}  # K -> [file names]
+        self.full_code_index = {}  # id(user function code) -> n of full_code_for_<fn>_<n>.py
+        self.active = False
+
+    # ---- directory -------------------------------------------------------------------
+
+    def prepare_directory(self):
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            probe = os.path.join(self.dir, ".depyf_write_probe_%d" % os.getpid())
+            with open(probe, "w") as f:
+                f.write("ok")
+            os.remove(probe)
+        except OSError as exc:
+            raise DumpDirError(
+                exc.errno,
+                "depyf.prepare_debug: cannot write dump files to %r (%s). Pass a "
+                "directory you can create and write to." % (self.dir, exc.strerror or exc),
+            ) from exc
+        self._archive_earlier_run()
+        with open(os.path.join(self.dir, MARKER), "w") as f:
+            json.dump({"run": self.run_id, "pid": os.getpid(), "argv": sys.argv}, f)
+
+    def _archive_earlier_run(self):
+        marker = os.path.join(self.dir, MARKER)
+        old_run = None
+        try:
+            with open(marker) as f:
+                old_run = json.load(f).get("run")
+        except (OSError, ValueError):
+            pass
+        if old_run == self.run_id:
+            return
+        old = [
+            n
+            for n in os.listdir(self.dir)
+            if _DUMP_FILE.match(n) and os.path.isfile(os.path.join(self.dir, n))
+        ]
+        if not old:
+            return
+        label = old_run or "unknown-%s" % time.strftime("%Y%m%d-%H%M%S")
+        rel = os.path.relpath(self.dir, self.root)
+        dest = os.path.join(self.root, "previous_runs", label, "" if rel == "." else rel)
+        os.makedirs(dest, exist_ok=True)
+        for name in old:
+            shutil.move(os.path.join(self.dir, name), os.path.join(dest, name))
+        warnings.warn(
+            "depyf: %s held %d dump files of an earlier run; they were moved to %s so that "
+            "nothing is overwritten." % (self.dir, len(old), dest),
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+    # ---- naming and writing ----------------------------------------------------------
+
+    def next_index(self, key):
+        """0, 1, 2, ... for each call with the same key (file-name counters)."""
+        with self.lock:
+            n = self._name_counters.get(key, 0)
+            self._name_counters[key] = n + 1
+            return n
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, text):
+        """Write a dump file atomically; returns its absolute path. Rewriting a file this
+        session wrote is allowed (it is refreshed); a file of anyone else is not touched."""
+        path = self.path(name)
+        with self.lock:
+            if path not in self._written and os.path.exists(path):
+                base, ext = os.path.splitext(name)
+                name = "%s.%s%s" % (base, self.run_id, ext)
+                path = self.path(name)
+            tmp = path + ".tmp%d" % os.getpid()
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+            self._written.add(path)
+        return path
+
+    def written_files(self):
+        return sorted(self._written)
+
+    def warn_once(self, key, message):
+        with self.lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        warnings.warn("depyf: " + message, RuntimeWarning, stacklevel=3)
+
+    # ---- records ---------------------------------------------------------------------
+
+    def note_original(self, code, parent=None):
+        with self.lock:
+            self.originals.setdefault(id(code), code)
+            if parent is not None and parent is not code:
+                self.parents.setdefault(id(code), parent)
+
+    def root_of(self, code):
+        """The user function a (possibly nested) resume function belongs to."""
+        seen = set()
+        while id(code) in self.parents and id(code) not in seen:
+            seen.add(id(code))
+            code = self.parents[id(code)]
+        return code
+
+    def add_record(self, record):
+        with self.lock:
+            self.records.append(record)
+            self.records_by_code[id(record.running_code)] = record
+
+
+class _Registry:
+    """The sessions of this process: one per dump directory, and the last one used
+    (what ``debug()`` replays)."""
+
+    def __init__(self):
+        self.sessions = {}
+        self.last = None
+        self.lock = threading.Lock()
+
+    def open(self, root):
+        folder = process_folder()
+        key = (os.path.abspath(root), folder)
+        with self.lock:
+            session = self.sessions.get(key)
+            if session is None:
+                session = DumpSession(root, folder)
+                session.prepare_directory()
+                self.sessions[key] = session
+            else:
+                session.prepare_directory()
+            self.last = session
+            return session
+
+
+registry = _Registry()

@@ -1,0 +1,329 @@
+"""The bytecode hook: Dynamo's transformed code -> a readable file that is also the code
+that runs.
+
+For each code object Dynamo generates (the transformed main function and every resume
+function), ``TransformedCodeHook``:
+
+1. decompiles it (``depyf.Decompiler``) into ``__transformed_code_<i>_for_<fn>.py``;
+2. compiles that file's text with the file as ``co_filename`` (so debuggers map the running
+   code to it), keeping the original frame's locals layout and closure shape;
+3. checks the result against Dynamo's code (``equivalence.differences``);
+4. hands it back to Dynamo to run -- or, if any step failed, keeps Dynamo's code, writes the
+   file with a header saying it is NOT the running code and why (and a ``dis`` listing as
+   comments when decompilation itself failed), and warns once.
+
+Names: Dynamo calls graphs through globals ``__compiled_fn_<K>_<uuid>``; the readable code
+calls them ``__compiled_fn_<K>`` (the graph files' prefix), and that alias is bound in the
+function's globals next to Dynamo's own name. Non-literal constants the decompiler names
+(``Decompiler.bindings``) are bound there too.
+"""
+import ast
+import dis
+import io
+import re
+import tokenize
+
+from .. import errors
+from ..decompiler.api import Decompiler
+from . import adapter, equivalence
+
+COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
+
+
+def compiled_fn_number(name):
+    """K of ``__compiled_fn_<K>`` or ``__compiled_fn_<K>_<uuid>``; None for other names."""
+    m = re.match(r"^__compiled_fn_(\d+)(?:_|$)", name)
+    return int(m.group(1)) if m else None
+
+
+def short_compiled_fn_name(name):
+    m = COMPILED_FN.match(name)
+    return m.group(1) if m else name
+
+
+class TransformedRecord:
+    """One transformed code object and what became of it."""
+
+    def __init__(self, original, dynamo_code, func_name, file_name, compile_key):
+        self.original = original
+        self.dynamo_code = dynamo_code
+        self.func_name = func_name
+        self.file_name = file_name
+        self.path = None
+        self.compile_key = compile_key
+        self.source = None  # the decompiled function (as written to the file)
+        self.running_code = dynamo_code
+        self.used = False
+        self.reason = None
+        self.compiled_fns = []  # K numbers this code calls
+
+
+def rename_identifiers(source, mapping):
+    """Rename NAME tokens (not strings or comments) according to ``mapping``."""
+    if not mapping:
+        return source
+    out = []
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    for tok in tokens:
+        if tok.type == tokenize.NAME and tok.string in mapping:
+            tok = tok._replace(string=mapping[tok.string])
+        out.append(tok)
+    return tokenize.untokenize(out)
+
+
+def _function_node(tree, name):
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    return None
+
+
+def shape_source(source, func_name, original, dynamo_code):
+    """Make the decompiled ``def`` compile to the frame shape Dynamo requires.
+
+    * locals: a dead ``if False:`` assignment right after the signature registers the
+      original frame's local variables in their order, so ``co_varnames`` starts with them;
+    * free variables: the ``def`` is nested in a function that defines them, so they become
+      real closure cells (as in the code Dynamo hands back).
+    Returns ``(text, getter)`` where ``getter(module_code)`` finds the function's code.
+    """
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    node = _function_node(tree, func_name)
+    if node is None:
+        raise ValueError("decompiled source has no top-level def %s" % func_name)
+    nargs = len(equivalence_args(original))
+    pad = [n for n in original.co_varnames[nargs:] if n not in dynamo_code.co_freevars]
+    if pad:
+        first = node.body[0]
+        indent = " " * first.col_offset
+        insert_at = first.lineno - 1
+        if getattr(first, "decorator_list", None):
+            insert_at = first.decorator_list[0].lineno - 1
+        pad_lines = [
+            indent + "if False:  # keeps the frame's local variables in Dynamo's order",
+            indent + "    " + " = ".join(pad) + " = None",
+        ]
+        lines[insert_at:insert_at] = pad_lines
+    freevars = dynamo_code.co_freevars
+    if freevars:
+        wrapper = "__closure_for_%s" % func_name
+        body = ["    " + line if line.strip() else line for line in lines]
+        lines = (
+            ["def %s():  # gives %s its closure cells: %s" % (wrapper, func_name, ", ".join(freevars))]
+            + ["    %s = None" % v for v in freevars]
+            + body
+            + ["    return %s" % func_name]
+        )
+
+    def getter(module_code):
+        for const in _code_consts(module_code):
+            if const.co_name == func_name and const.co_freevars == freevars:
+                return const
+        return None
+
+    return "\n".join(lines) + "\n", getter
+
+
+def _code_consts(code):
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            yield const
+            yield from _code_consts(const)
+
+
+def equivalence_args(code):
+    import inspect
+
+    n = (
+        code.co_argcount
+        + code.co_kwonlyargcount
+        + bool(code.co_flags & inspect.CO_VARARGS)
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    )
+    return code.co_varnames[:n]
+
+
+def dis_listing(code):
+    """A ``dis`` listing of ``code`` as comment lines (so the file stays valid Python)."""
+    text = dis.Bytecode(code).dis()
+    return "\n".join("# " + line if line else "#" for line in text.splitlines())
+
+
+def _header(record, used, extra_lines):
+    lines = [
+        "# %s: the code Dynamo generated for `%s` (%s:%s), compile %s."
+        % (
+            record.file_name,
+            record.original.co_name,
+            record.original.co_filename,
+            record.original.co_firstlineno,
+            "%s/%s" % record.compile_key[:2] if record.compile_key else "?",
+        ),
+    ]
+    if record.compiled_fns:
+        lines.append(
+            "# Graphs it calls: %s (see the files __compiled_fn_<K>.*.py)."
+            % ", ".join("__compiled_fn_%d" % k for k in record.compiled_fns)
+        )
+    if used:
+        lines.append(
+            "# This is the code that runs: breakpoints set in this file are hit (see depyf.debug())."
+        )
+    else:
+        lines.append("# NOT the running code: Dynamo's own bytecode runs instead, because")
+        lines.extend("#   " + line for line in record.reason.splitlines())
+    lines.extend(extra_lines)
+    return "\n".join(lines) + "\n"
+
+
+class TransformedCodeHook:
+    """Callable registered with Dynamo's bytecode hook for one session."""
+
+    def __init__(self, session, graph_dumper=None, replace=True, on_source=None):
+        self.session = session
+        self.graph_dumper = graph_dumper
+        self.replace = replace
+        self.on_source = on_source  # e.g. the logging hook
+
+    def __call__(self, code, new_code):
+        try:
+            return self._handle(code, new_code)
+        except Exception as exc:  # the user's program must never break because of us
+            self.session.warn_once(
+                "hook-crash", "internal error while dumping %s (%s: %s); Dynamo's code runs "
+                "unchanged." % (code.co_name, type(exc).__name__, exc)
+            )
+            return None
+
+    def _handle(self, code, new_code):
+        session = self.session
+        key = adapter.current_compile_id()
+        frame_globals = adapter.frame_globals_being_compiled(code)
+        uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
+        ks = sorted({compiled_fn_number(n) for n in uuid_names})
+        session.note_original(code)
+        if frame_globals is not None:
+            for name in new_code.co_names:
+                if name.startswith("__resume_"):
+                    fn = frame_globals.get(name)
+                    resume_code = getattr(fn, "__code__", None)
+                    if resume_code is not None:
+                        session.note_original(resume_code, parent=code)
+        index = session.next_index(("transformed", code.co_name))
+        file_name = "__transformed_code_%d_for_%s.py" % (index, code.co_name)
+        if self.graph_dumper is not None:
+            self.graph_dumper.compiled(key, ks, code, file_name)
+        record = TransformedRecord(code, new_code, file_name[:-3], file_name, key)
+        record.compiled_fns = ks
+        replacement = None
+        try:
+            replacement = self._build(record, code, new_code, uuid_names, frame_globals)
+        except errors.DecompilationError as exc:
+            record.reason = "decompilation failed: %s" % exc
+        except Exception as exc:
+            record.reason = "%s: %s" % (type(exc).__name__, exc)
+        if replacement is None:
+            self._write_fallback(record)
+        session.add_record(record)
+        if self.on_source is not None and record.source is not None:
+            self.on_source(record)
+        return replacement
+
+    def record_existing(self, original, entry):
+        """Write the readable file of a cache entry compiled before this session. Its code
+        is already installed in Dynamo's cache, so it keeps running as it is."""
+        session = self.session
+        new_code = entry.code
+        if id(new_code) in session.records_by_code:
+            return
+        index = session.next_index(("transformed", original.co_name))
+        file_name = "__transformed_code_%d_for_%s.py" % (index, original.co_name)
+        key = adapter.compile_id_of_entry(entry)
+        record = TransformedRecord(original, new_code, file_name[:-3], file_name, key)
+        record.compiled_fns = sorted(
+            {compiled_fn_number(n) for n in new_code.co_names if compiled_fn_number(n) is not None}
+        )
+        record.reason = "it was compiled before prepare_debug was entered"
+        try:
+            uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
+            src = Decompiler(new_code).decompile(overwrite_fn_name=record.func_name)
+            record.source = rename_identifiers(src, {n: short_compiled_fn_name(n) for n in uuid_names})
+        except Exception as exc:
+            record.reason += "; decompilation failed: %s" % exc
+        self._write_fallback(record, warn=False)
+        session.add_record(record)
+
+    def _build(self, record, code, new_code, uuid_names, frame_globals):
+        decompiler = Decompiler(new_code)
+        source = decompiler.decompile(overwrite_fn_name=record.func_name)
+        bindings = dict(getattr(decompiler, "bindings", {}) or {})
+
+        renames = {n: short_compiled_fn_name(n) for n in uuid_names}
+        # constants the decompiler named: give them names unique in the target globals
+        for name, value in list(bindings.items()):
+            if frame_globals is not None and name in frame_globals and frame_globals[name] is not value:
+                new = "%s_%d" % (name, id(value))
+                renames[name] = new
+                bindings[new] = bindings.pop(name)
+        source = rename_identifiers(source, {k: v for k, v in renames.items() if k != v})
+        record.source = source
+
+        text, getter = shape_source(source, record.func_name, code, new_code)
+        path = self.session.path(record.file_name)
+        module_code = compile(_header(record, True, []) + text, path, "exec", dont_inherit=True)
+        candidate = getter(module_code)
+        if candidate is None:
+            raise ValueError("compiled source does not define %s" % record.func_name)
+        name_map = {n: short_compiled_fn_name(n) for n in uuid_names}
+        reasons = equivalence.differences(
+            candidate,
+            new_code,
+            required_varnames=code.co_varnames,
+            name_map=name_map,
+            bound_names=bindings.keys(),
+        )
+        needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())
+        if not reasons and needs_globals and frame_globals is None:
+            reasons.append("the frame's globals could not be found to bind %s" % sorted(bindings))
+        if not self.replace:
+            reasons.append("this session only logs (log_bytecode) and does not replace code")
+        if reasons:
+            record.reason = "the recompiled code is not equivalent to Dynamo's:\n" + "\n".join(
+                "- " + r for r in reasons
+            )
+            return None
+        for uuid_name, short in name_map.items():
+            if uuid_name in frame_globals:
+                frame_globals[short] = frame_globals[uuid_name]
+        frame_globals.update(bindings)
+        record.path = self.session.write(record.file_name, _header(record, True, []) + text)
+        record.running_code = candidate
+        record.used = True
+        return candidate
+
+    def _write_fallback(self, record, warn=True):
+        session = self.session
+        extra = []
+        if record.source is not None and _compiles(record.source):
+            body = record.source
+        else:
+            extra = ["#", "# Dynamo's bytecode (dis listing):"]
+            body = dis_listing(record.dynamo_code) + "\n"
+        record.path = session.write(record.file_name, _header(record, False, extra) + body)
+        if not warn:
+            return
+        session.warn_once(
+            "fallback",
+            "could not use the decompiled code of %s as the running code (%s); Dynamo's "
+            "own bytecode runs and the dump file says so. Further cases are listed in %s."
+            % (record.original.co_name, record.reason.splitlines()[0], "depyf_overview.py"),
+        )
+
+
+def _compiles(text):
+    try:
+        compile(text, "<depyf check>", "exec", dont_inherit=True)
+        return True
+    except SyntaxError:
+        return False
