@@ -16,6 +16,11 @@ bookkeeping that no compiler would produce from source. The check is therefore s
 * every string and number constant of Dynamo's code still present, and exception handling
   present in both or in neither.
 
+* as many calls (CALL-family instructions) as Dynamo's code makes;
+* no local variable read before it is assigned on every path (a forward "definitely
+  assigned" analysis over the candidate's control-flow graph): a wrong statement order in
+  the decompiled text shows up here before it can raise ``UnboundLocalError`` at run time.
+
 A per-basic-block stack-effect comparison is not done: Dynamo keeps values on the stack
 across jumps where source-level code uses variables, so the block structure differs by
 design; the checks above catch the failure modes seen in practice (lost calls, wrong
@@ -101,6 +106,77 @@ def _constants(code):
     return out
 
 
+_CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD", "CALL_KW"}
+_STORE_LOCAL = {"STORE_FAST", "STORE_FAST_MAYBE_NULL"}
+_LOAD_LOCAL = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
+_TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
+             "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_NO_INTERRUPT"}
+
+
+def count_calls(code):
+    return sum(1 for ins in dis.get_instructions(code) if ins.opname in _CALL_OPS)
+
+
+def _exception_targets(code):
+    """[(start, end, target)] offsets of the 3.11+ exception table; [] before 3.11."""
+    parse = getattr(dis, "_parse_exception_table", None)
+    if parse is None:
+        return []
+    try:
+        return [(e.start, e.end, e.target) for e in parse(code)]
+    except Exception:
+        return []
+
+
+def reads_before_assignment(code):
+    """Locals read where they may not have been assigned yet (sorted names)."""
+    instrs = list(dis.get_instructions(code))
+    if not instrs:
+        return []
+    index = {ins.offset: i for i, ins in enumerate(instrs)}
+    nargs = _nargs(code)
+    params = frozenset(code.co_varnames[:nargs]) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
+    handlers = _exception_targets(code)
+    succ = {}
+    for i, ins in enumerate(instrs):
+        nxt = []
+        if ins.opname not in _TERMINAL and i + 1 < len(instrs):
+            nxt.append(i + 1)
+        target = getattr(ins, "jump_target", None)
+        if target is None and ins.opcode in dis.hasjabs + dis.hasjrel:
+            target = ins.argval
+        if isinstance(target, int) and target in index:
+            nxt.append(index[target])
+        for start, end, handler in handlers:
+            if start <= ins.offset < end and handler in index:
+                nxt.append(index[handler])
+        succ[i] = nxt
+    full = frozenset(code.co_varnames)
+    state = {0: params}
+    work = [0]
+    while work:
+        i = work.pop()
+        assigned = set(state[i])
+        ins = instrs[i]
+        if ins.opname in _STORE_LOCAL:
+            assigned.add(ins.argval)
+        elif ins.opname == "DELETE_FAST":
+            assigned.discard(ins.argval)
+        assigned = frozenset(assigned)
+        for j in succ[i]:
+            old = state.get(j)
+            new = assigned if old is None else (old & assigned)
+            if new != old:
+                state[j] = new
+                work.append(j)
+    bad = set()
+    for i, ins in enumerate(instrs):
+        if ins.opname in _LOAD_LOCAL and i in state and ins.argval not in state[i]:
+            if ins.opname != "LOAD_FAST_AND_CLEAR" and ins.argval in full:
+                bad.add(ins.argval)
+    return sorted(bad)
+
+
 def _nargs(code):
     return (
         code.co_argcount
@@ -147,6 +223,15 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bound
         reasons.append(
             "cell variables differ: %s vs Dynamo's %s"
             % (candidate.co_cellvars, reference.co_cellvars)
+        )
+
+    unbound = reads_before_assignment(candidate)
+    if unbound:
+        reasons.append("reads local variables before they are assigned: %s" % ", ".join(unbound))
+    if count_calls(candidate) != count_calls(reference):
+        reasons.append(
+            "makes %d calls where Dynamo's code makes %d"
+            % (count_calls(candidate), count_calls(reference))
         )
 
     ref = summarize(reference, name_map=name_map)

@@ -1,0 +1,60 @@
+"""Shared helpers for the torch.compile integration tests (the folder is skipped without
+torch)."""
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+
+def dumped_py_files(root):
+    return sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True))
+
+
+def assert_all_compile(root):
+    files = dumped_py_files(root)
+    assert files, "no dump files under %s" % root
+    bad = []
+    for path in files:
+        try:  # what py_compile checks, without writing a .pyc
+            with open(path, encoding="utf-8") as f:
+                compile(f.read(), path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            bad.append("%s: %s" % (path, exc))
+    assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)
+
+
+def assert_bitwise_equal(expected, got, what):
+    assert len(expected) == len(got), "%s: %d vs %d tensors" % (what, len(expected), len(got))
+    for i, (a, b) in enumerate(zip(expected, got)):
+        assert a.dtype == b.dtype and a.shape == b.shape, "%s: tensor %d differs in dtype/shape" % (what, i)
+        assert a.equal(b), "%s: tensor %d differs" % (what, i)
+
+
+def run_python(args, cwd=None, env=None, timeout=600, **kwargs):
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = REPO + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable] + list(args), cwd=cwd, env=full_env, timeout=timeout,
+        capture_output=True, text=True, **kwargs
+    )
+
+
+@pytest.fixture(scope="session")
+def dump_root(tmp_path_factory):
+    """One folder holding every in-process workload's dump (the fallback count reads it)."""
+    return str(tmp_path_factory.mktemp("dumps"))
+
+
+@pytest.fixture
+def no_pause(monkeypatch):
+    monkeypatch.setenv("PYTHONBREAKPOINT", "0")

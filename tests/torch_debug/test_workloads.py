@@ -1,0 +1,61 @@
+"""Every workload: outputs and gradients bitwise-identical without prepare_debug, with it,
+and under debug(); the expected files exist; every dumped file compiles."""
+import glob
+import os
+
+import pytest
+import torch
+
+import depyf
+from conftest import assert_all_compile, assert_bitwise_equal
+from workloads import WORKLOADS
+
+# (workload, backend): eager for most, aot_eager where autograd matters, inductor for a few.
+CASES = [(name, "eager") for name in WORKLOADS] + [
+    ("toy", "aot_eager"),
+    ("mlp_train", "aot_eager"),
+    ("cnn", "aot_eager"),
+    ("dynamic_recompile", "aot_eager"),
+    ("toy", "inductor"),
+]
+RESUMES = {"toy": "toy_example", "print": "gb_print", "item": "gb_item", "closure": "inner",
+           "no_grad": "gb_no_grad"}
+
+
+def run_three_ways(workload, backend, dump_dir):
+    torch._dynamo.reset()
+    reference = workload(backend)
+    torch._dynamo.reset()
+    with depyf.prepare_debug(dump_dir):
+        dumped = workload(backend)
+    with depyf.debug():
+        debugged = workload(backend)
+    torch._dynamo.reset()
+    return reference, dumped, debugged
+
+
+def check_workload(name, backend, workloads, dump_root):
+    run, functions = workloads[name]
+    dump_dir = os.path.join(dump_root, "%s-%s" % (name, backend))
+    reference, dumped, debugged = run_three_ways(run, backend, dump_dir)
+    assert_bitwise_equal(reference, dumped, "%s/%s with prepare_debug" % (name, backend))
+    assert_bitwise_equal(reference, debugged, "%s/%s under debug()" % (name, backend))
+    for fn in functions:
+        for expected in ("full_code_for_%s_0.py" % fn, "__transformed_code_0_for_%s.py" % fn):
+            assert os.path.exists(os.path.join(dump_dir, expected)), expected
+    if name in RESUMES:
+        pattern = "__transformed_code_*_for_torch_dynamo_resume_in_%s_at_*.py" % RESUMES[name]
+        assert glob.glob(os.path.join(dump_dir, pattern)), pattern
+    assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.Captured_Graph.0.py"))
+    if backend != "eager":
+        assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.Forward_graph.0.py"))
+    if backend == "inductor":
+        assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.kernel_0.py"))
+        assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.AFTER_POST_GRAD.0.py"))
+    assert os.path.exists(os.path.join(dump_dir, "depyf_overview.py"))
+    assert_all_compile(dump_dir)
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=["%s-%s" % c for c in CASES])
+def test_workload(name, backend, dump_root, no_pause):
+    check_workload(name, backend, WORKLOADS, dump_root)

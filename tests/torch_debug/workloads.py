@@ -1,0 +1,258 @@
+"""Workloads for the torch.compile integration tests: tiny, CPU, deterministic.
+
+Each workload is a function ``run(backend) -> list of tensors`` (outputs, then gradients)
+that builds its inputs from a fixed seed, compiles with ``torch.compile(backend=backend)``
+and runs. Functions are defined at module level (or as constants of the workload) so that
+calling a workload again reuses the same code objects and so hits Dynamo's cache.
+"""
+import torch
+import torch.nn as nn
+
+SCALE = 2.0
+
+
+def _seed():
+    torch.manual_seed(0)
+
+
+def _flat(*values):
+    out = []
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            out.append(v.detach().clone())
+        elif isinstance(v, dict):
+            for k in sorted(v):
+                out.extend(_flat(v[k]))
+        elif isinstance(v, (list, tuple)):
+            out.extend(_flat(*v))
+        elif isinstance(v, (int, float, bool)):
+            out.append(torch.tensor(v))
+        elif hasattr(v, "to_tuple"):
+            out.extend(_flat(v.to_tuple()))
+    return out
+
+
+def toy_example(a, b):
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def w_toy(backend):
+    _seed()
+    f = torch.compile(toy_example, backend=backend)
+    outs = []
+    for _ in range(6):
+        a = torch.randn(10, requires_grad=True)
+        out = f(a, torch.randn(10))
+        out.sum().backward()
+        outs += [out, a.grad]
+    return _flat(outs)
+
+
+def gb_print(x):
+    y = x.sin() * SCALE
+    print("depyf test: graph break from print")
+    return y.cos() + 1
+
+
+def w_print(backend):
+    _seed()
+    f = torch.compile(gb_print, backend=backend)
+    x = torch.randn(4, 3)
+    return _flat(f(x), f(x * 2))
+
+
+def gb_item(x):
+    n = x.sum().item()
+    return x * n + 1
+
+
+def w_item(backend):
+    _seed()
+    f = torch.compile(gb_item, backend=backend)
+    return _flat(f(torch.randn(5)), f(torch.randn(5)))
+
+
+def gb_closure(x):
+    scale = x.mean()
+
+    def inner(y):
+        z = y * scale
+        print("depyf test: break inside a closure")
+        return z + scale
+
+    return inner(x) * 2
+
+
+def w_closure(backend):
+    _seed()
+    f = torch.compile(gb_closure, backend=backend)
+    return _flat(f(torch.randn(6)))
+
+
+def gb_no_grad(x, w):
+    y = x @ w
+    with torch.no_grad():
+        s = y.abs().max()
+        print("depyf test: break inside no_grad")
+        t = y / s
+    return (y * t.detach()).sum()
+
+
+def w_no_grad(backend):
+    _seed()
+    f = torch.compile(gb_no_grad, backend=backend)
+    x = torch.randn(3, 4)
+    w = torch.randn(4, 2, requires_grad=True)
+    out = f(x, w)
+    out.backward()
+    return _flat(out, w.grad)
+
+
+def loop_over_list(xs):
+    total = xs[0] * 0
+    for i, x in enumerate(xs):
+        total = total + x * (i + 1)
+    return total.relu()
+
+
+def w_loop(backend):
+    _seed()
+    f = torch.compile(loop_over_list, backend=backend)
+    return _flat(f([torch.randn(3) for _ in range(4)]))
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def w_mlp_train(backend):
+    _seed()
+    model = MLP()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    cmodel = torch.compile(model, backend=backend)
+    outs = []
+    for _ in range(3):
+        x, y = torch.randn(5, 8), torch.randn(5, 4)
+        loss = ((cmodel(x) - y) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        outs += [loss] + [p.grad for p in model.parameters()]
+        opt.step()
+    return _flat(outs, list(model.parameters()))
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(4 * 4 * 4, 3)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.conv(x)))
+        return self.fc(x.flatten(1))
+
+
+def w_cnn(backend):
+    _seed()
+    model = CNN()
+    out = torch.compile(model, backend=backend)(torch.randn(2, 1, 8, 8))
+    out.sum().backward()
+    return _flat(out, [p.grad for p in model.parameters()])
+
+
+def dict_tuple_out(x):
+    return {"sum": x.sum(), "pair": (x * 2, x - 1)}, (x.max(), [x.min()])
+
+
+def w_dict_tuple(backend):
+    _seed()
+    return _flat(torch.compile(dict_tuple_out, backend=backend)(torch.randn(4)))
+
+
+def try_except(x):
+    try:
+        y = x * 2
+        if x.shape[0] > 3:
+            raise ValueError("too long")
+    except ValueError:
+        y = x - 1
+    return y.exp()
+
+
+def w_try_except(backend):
+    _seed()
+    f = torch.compile(try_except, backend=backend)
+    return _flat(f(torch.randn(5)), f(torch.randn(2)))
+
+
+def kw_only(x, *, scale=1.0, shift):
+    return x * scale + shift
+
+
+def w_kwonly(backend):
+    _seed()
+    f = torch.compile(kw_only, backend=backend)
+    return _flat(f(torch.randn(3), shift=torch.ones(3)), f(torch.randn(3), scale=3.0, shift=torch.zeros(3)))
+
+
+def make_counter(x0):
+    state = x0
+
+    def step(x):
+        nonlocal state
+        state = state * 0.5 + x
+        return state.tanh()
+
+    return step
+
+
+def w_nonlocal(backend):
+    _seed()
+    step = torch.compile(make_counter(torch.zeros(3)), backend=backend)
+    return _flat([step(torch.randn(3)) for _ in range(3)])
+
+
+def dyn(x):
+    return (x * x.shape[0]).softmax(-1)
+
+
+def w_dynamic_recompile(backend):
+    _seed()
+    f = torch.compile(dyn, backend=backend)
+    return _flat(f(torch.randn(4)), f(torch.randn(6)), f(torch.randn(9)))
+
+
+def w_mark_dynamic(backend):
+    _seed()
+    f = torch.compile(dyn, backend=backend)
+    x = torch.randn(5, 3)
+    torch._dynamo.mark_dynamic(x, 0)
+    return _flat(f(x), f(torch.randn(7, 3)))
+
+
+WORKLOADS = {
+    "toy": (w_toy, ["toy_example"]),
+    "print": (w_print, ["gb_print"]),
+    "item": (w_item, ["gb_item"]),
+    "closure": (w_closure, ["gb_closure"]),
+    "no_grad": (w_no_grad, ["gb_no_grad"]),
+    "loop": (w_loop, ["loop_over_list"]),
+    "mlp_train": (w_mlp_train, ["forward"]),
+    "cnn": (w_cnn, ["forward"]),
+    "dict_tuple": (w_dict_tuple, ["dict_tuple_out"]),
+    "try_except": (w_try_except, ["try_except"]),
+    "kwonly": (w_kwonly, ["kw_only"]),
+    "nonlocal": (w_nonlocal, ["step"]),
+    "dynamic_recompile": (w_dynamic_recompile, ["dyn"]),
+    "mark_dynamic": (w_mark_dynamic, ["dyn"]),
+}
