@@ -145,6 +145,12 @@ def test_each_failure_stage_is_recorded(sample):
     r = check(target, broken)
     assert (r.decompiled, r.stage) == (False, "decompile")
     assert r.category == "NotImplementedError: opcode FOO at N in '?'"
+
+    def buggy(code):
+        raise AttributeError("'Constant' object has no attribute 'kind'")
+
+    # Names that are not the function's own stay: they say where the bug is.
+    assert check(target, buggy).category == "AttributeError: 'Constant' object has no attribute 'kind'"
     r = check(target, lambda code: "def plain(:\n    pass\n")
     assert (r.decompiled, r.compiles, r.stage) == (True, False, "compile")
     r = check(target, lambda code: "def other():\n    pass\n")

@@ -19,7 +19,7 @@ Stages, one module each: ``stdlib_corpus`` (which code objects), ``normalize`` (
 import time
 
 from . import stdlib_corpus
-from .roundtrip import Result, check, default_decompile
+from .roundtrip import Result, check, default_decompile, not_run
 
 __all__ = ["run", "collect_targets", "check", "Result"]
 
@@ -37,16 +37,22 @@ def collect_targets(modules=None, sample=None, root=None):
     return stdlib_corpus.sample_evenly(targets, sample), unchecked
 
 
-def run(modules=None, sample=None, decompile=default_decompile, timeout=10.0, progress=None):
-    """Round-trip the corpus; returns ``(results, unchecked_anonymous, wall_seconds)``.
+def run(modules=None, sample=None, decompile=default_decompile, timeout=10.0, progress=None,
+        time_budget=None):
+    """Round-trip the corpus; returns ``(results, unchecked, wall_seconds)``.
 
-    ``progress``, if given, is called with each ``Result`` as it is produced.
+    ``progress``, if given, is called with each ``Result`` as it is produced. With a
+    ``time_budget`` (seconds for the whole run), objects not reached in time are recorded
+    as failures of category "not run: time budget exceeded", never silently dropped.
     """
     start = time.perf_counter()
     targets, unchecked = collect_targets(modules, sample)
     results = []
     for target in targets:
-        r = check(target, decompile=decompile, timeout=timeout)
+        if time_budget is not None and time.perf_counter() - start > time_budget:
+            r = not_run(target, "not run: time budget of %g s exceeded" % time_budget)
+        else:
+            r = check(target, decompile=decompile, timeout=timeout)
         results.append(r)
         if progress is not None:
             progress(r)

@@ -29,6 +29,8 @@ def main(argv=None):
     p.add_argument("--failures", metavar="PATH", help="write the failure worklist here")
     p.add_argument("--timeout", type=float, default=10.0,
                    help="seconds allowed per decompile call (default 10)")
+    p.add_argument("--time-budget", type=float, metavar="SECONDS",
+                   help="stop decompiling after this long; the rest count as failed")
     p.add_argument("--decompiler", metavar="MODULE:FUNCTION",
                    help="use another decompile(code) -> str (to test this harness)")
     p.add_argument("--list-modules", action="store_true", help="print the corpus and exit")
@@ -43,7 +45,7 @@ def main(argv=None):
             print(name, stdlib_corpus.module_file(name))
         return 0
     modules = [m.strip() for m in args.modules.split(",") if m.strip()] if args.modules else None
-    kwargs = {"timeout": args.timeout}
+    kwargs = {"timeout": args.timeout, "time_budget": args.time_budget}
     if args.decompiler:
         kwargs["decompile"] = _load_decompiler(args.decompiler)
 

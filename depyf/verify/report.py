@@ -35,6 +35,7 @@ def summarize(results):
         over_1s=sum(r.seconds > SLOW_SECONDS for r in results),
         timeouts=sum(r.category is not None and r.category.startswith("DecompileTimeout")
                      for r in results),
+        not_run=sum(r.stage == "not run" for r in results),
     )
 
 
@@ -83,6 +84,8 @@ def format_table(results, unchecked_anonymous=0, wall_seconds=None):
         % (total["decompile_seconds"], total["objects_per_second"], total["slowest_seconds"],
            total["slowest_object"], total["over_1s"], total["timeouts"])
     )
+    if total["not_run"]:
+        lines.append("NOT RUN (time budget exceeded, counted as failures): %d" % total["not_run"])
     if unchecked_anonymous:
         lines.append(
             "not checked: %d lambdas/comprehensions in module or class bodies and annotation "

@@ -187,12 +187,24 @@ def first_line(exc):
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def categorize(exc):
+def code_names(code):
+    """Every identifier a code object (and its nested code) carries."""
+    names = {code.co_name}
+    names.update(code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            names |= code_names(const)
+    return names
+
+
+def categorize(exc, code=None):
     """A failure category: exception type plus its message with specifics masked.
 
-    Quoted names and numbers are replaced (``'foo'`` -> ``'?'``, ``12`` -> ``N``) so that
-    the same problem in many functions lands in one bucket; upper-case opcode names stay.
-    For ``DecompilationError`` the structured ``reason`` and ``opname`` are used.
+    Quoted strings that are names from the function being checked (its name, variables,
+    globals and attributes) become ``'?'`` and numbers become ``N``, so that the same
+    problem in many functions lands in one bucket, while the decompiler's own words (type
+    names, attribute names of its classes, opcode names) stay. For
+    ``DecompilationError`` the structured ``reason`` and ``opname`` are used.
     """
     reason = getattr(exc, "reason", None)
     if isinstance(reason, str):
@@ -205,7 +217,13 @@ def categorize(exc):
         text = lines[0] if lines else ""
         if isinstance(exc, SyntaxError):
             text = exc.msg or text
-    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'?'", text)
+    names = code_names(code) if code is not None else None
+
+    def mask(match):
+        inner = match.group(0)[1:-1]
+        return "'?'" if names is None or inner in names else match.group(0)
+
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", mask, text)
     text = re.sub(r"\b0x[0-9a-fA-F]+\b|\b\d+\b", "N", text)
     category = "%s: %s" % (type(exc).__name__, text)
     return category if len(category) <= 160 else category[:157] + "..."
@@ -226,7 +244,8 @@ def check(target, decompile=default_decompile, timeout=10.0):
             text = decompile(code)
     except (Exception, DecompileTimeout) as exc:  # a decompiler bug is data, not a crash
         seconds = time.perf_counter() - start
-        return result(False, False, False, seconds, 0, "decompile", categorize(exc), first_line(exc))
+        return result(False, False, False, seconds, 0, "decompile", categorize(exc, code),
+                      first_line(exc))
     seconds = time.perf_counter() - start
     if not isinstance(text, str):
         return result(False, False, False, seconds, 0, "decompile",
@@ -239,7 +258,8 @@ def check(target, decompile=default_decompile, timeout=10.0):
         recompiled = compile(wrapped, "<depyf.verify %s>" % target.qualname, "exec",
                              flags=code.co_flags & FUTURE_FLAGS, dont_inherit=True)
     except Exception as exc:  # SyntaxError, ValueError (NUL bytes), RecursionError...
-        return result(True, False, False, seconds, temps, "compile", categorize(exc), first_line(exc))
+        return result(True, False, False, seconds, temps, "compile", categorize(exc, code),
+                      first_line(exc))
 
     found = find_function(recompiled, target)
     if found is None:
@@ -251,3 +271,11 @@ def check(target, decompile=default_decompile, timeout=10.0):
     if diff is not None:
         return result(True, True, False, seconds, temps, "compare", diff.category, diff.detail)
     return result(True, True, True, seconds, temps, None, None, None)
+
+
+def not_run(target, reason):
+    """The record for an object skipped because the run's time budget ran out."""
+    return Result(module=target.module, qualname=target.qualname,
+                  firstlineno=target.code.co_firstlineno, decompiled=False, compiles=False,
+                  equal=False, seconds=0.0, temps=0, stage="not run",
+                  category="time budget exceeded", reason=reason)
