@@ -36,7 +36,24 @@ class _Nested:
         ex = S.Executor(code, self, self.bindings, self.temp_prefix)
         instrs, entries = normalize(code)
         stmts = Emitter(code, instrs, entries, ex).function_body()
-        return finish_body(stmts, is_function=(kind == "function"))
+        stmts = [self._materialize(s) for s in stmts]
+        decls = _declarations(code, instrs) if kind != "comprehension" else []
+        return decls + finish_body(stmts, is_function=(kind in ("function", "lambda")))
+
+    def _materialize(self, node):
+        """Lambdas stay FuncMarkers until used; turn the ones used as values into Lambda."""
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, S.FuncMarker):
+                        value[i] = self.make_lambda(item)
+                    elif isinstance(item, ast.AST):
+                        self._materialize(item)
+            elif isinstance(value, S.FuncMarker):
+                setattr(node, field, self.make_lambda(value))
+            elif isinstance(value, ast.AST):
+                self._materialize(value)
+        return node
 
     def _docstring(self, code, body):
         if code.co_name.startswith("<"):
@@ -116,6 +133,24 @@ class _Nested:
         call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
         call._class_def = node
         return call
+
+
+def _declarations(code, instrs):
+    """`global` / `nonlocal` statements: names this code rebinds outside its own scope."""
+    stored_globals, stored_free = [], []
+    free = set(code.co_freevars)
+    for ins in instrs:
+        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in stored_globals:
+            stored_globals.append(ins.argval)
+        if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free and \
+                ins.argval not in stored_free and ins.argval != "__class__":
+            stored_free.append(ins.argval)
+    out = []
+    if stored_globals:
+        out.append(ast.Global(names=stored_globals))
+    if stored_free:
+        out.append(ast.Nonlocal(names=stored_free))
+    return out
 
 
 def _loads_const0(code):

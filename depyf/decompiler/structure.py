@@ -20,6 +20,7 @@ import ast
 
 from ..errors import DecompilationError
 from . import symbolic as S
+from . import versions as V
 from .cfg import CFG
 from .symbolic import Marker
 
@@ -88,7 +89,8 @@ class Emitter:
         for blk in self.cfg.blocks.values():
             last = blk.last
             if last.target is not None and last.target <= last.index and \
-                    last.opname in COND | {"JUMP"}:
+                    last.opname in COND | {"JUMP"} and \
+                    self.cfg[last.target].last.opname != "SEND":
                 self.latches.setdefault(last.target, []).append(blk.id)
 
     def loop_body(self, header):
@@ -177,16 +179,17 @@ class Emitter:
         stmts, _ = self.seq(0, Ctx(), [])
         return stmts
 
-    def seq(self, bid, ctx, stack):
+    def seq(self, bid, ctx, stack, enter=False):
+        """Emit from block ``bid`` until ctx.stop; ``enter`` = bid is the loop head being emitted."""
         out = []
         stack = list(stack)
-        first = True
+        first = enter
         while True:
             if bid is None:
                 return out, stack
-            if bid == ctx.stop:
+            if bid == ctx.stop and not first:
                 return out, stack
-            if ctx.loop is not None and not (first and bid == ctx.loop.header and bid in self._emitting_loops and False):
+            if ctx.loop is not None and not first:
                 if bid in ctx.loop.continue_targets:
                     out.append(ast.Continue())
                     return out, None
@@ -200,7 +203,7 @@ class Emitter:
                 more, st = self.seq(bid, ctx.escape, stack)
                 out.extend(more)
                 return out, st
-            first = False
+            enter_now, first = first, False
             blk = self.cfg[bid]
             eff = self.effective_handler(bid)
             if not _same_entry(eff, ctx.handler):
@@ -218,7 +221,7 @@ class Emitter:
                     if stack is None:
                         return out, None
                     continue
-            if bid in self.latches and bid not in self._emitting_loops:
+            if bid in self.latches and bid not in self._emitting_loops and not enter_now:
                 stmts, bid, stack = self.emit_loop(bid, ctx, stack)
                 out.extend(stmts)
                 if stack is None:
@@ -254,6 +257,14 @@ class Emitter:
                 out.extend(stmts)
                 if stack is None:
                     return out, None
+                continue
+            if op == "SEND":
+                # `await x` / `yield from x`: the send/yield loop collapses into one expression
+                stack.pop()  # the value sent in first (None)
+                it = stack.pop()
+                result = S._yield_from_expr(it)
+                stack.extend([it, result] if V.SEND_KEEPS_ITER else [result])
+                bid = last.target
                 continue
             if op == "FOR_ITER":
                 raise DecompilationError("FOR_ITER outside a loop header", function=self.code.co_name,
@@ -302,10 +313,19 @@ class Emitter:
             return self._value_branch(test, t_true, t_false, true_stack, false_stack, ctx)
         if isinstance(test, S.ExcMatch):
             pass
+        elif _pending(stack) and isinstance(test, ast.Compare) and stack[-1] is test.comparators[-1]:
+            chained = self._chained_condition(test, t_true, t_false, stack)
+            if chained is not None:
+                test, t_true, t_false = chained
+                stack.pop()
+            else:
+                return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         elif _pending(stack) or (stack and stack[-1] is test):
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false = self._compound(test, t_true, t_false, ctx, stack)
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        if merge is None:
+            merge = ctx.stop
         # break/continue written as a jump straight to the loop's targets
         if ctx.loop is not None:
             for tgt, cond in ((t_true, test), (t_false, None)):
@@ -327,6 +347,14 @@ class Emitter:
             else_stmts, else_stack = [], list(stack)
         else:
             else_stmts, else_stack = self.seq(else_first, sub, stack)
+        if (merge is not None and then_stack is not None and else_stack is not None
+                and len(then_stack) == len(else_stack) > len(stack)):
+            # a conditional expression whose value is computed inside the arms
+            if then_stmts or else_stmts:
+                raise DecompilationError("statements inside a conditional expression",
+                                         function=self.code.co_name)
+            merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
+            return [], merge, merged
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if merge is None:
             end_stack = None
@@ -339,8 +367,47 @@ class Emitter:
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
 
+    def _chained_condition(self, test, t_true, t_false, stack):
+        """`if a < b < c:` keeps b on the stack; the false path pops it in a cleanup block."""
+        if t_true not in self.cfg.blocks or t_false not in self.cfg.blocks:
+            return None
+        clean = self.cfg[t_false]
+        ops = [i.opname for i in clean.instrs]
+        if ops == ["POP_TOP", "JUMP"]:
+            false_target = clean.last.target
+        elif ops == ["POP_TOP"]:
+            false_target = clean.end
+        else:
+            return None
+        blk = self.cfg[t_true]
+        if blk.last.opname not in COND or len(blk.preds) != 1:
+            return None
+        st = list(stack)
+        out = []
+        try:
+            self.ex.run(blk.instrs[:-1], st, out)
+            t2, tt, tf, keeps = self._condition(blk, st)
+        except DecompilationError:
+            return None
+        if out or keeps or not isinstance(t2, ast.Compare) or t2.left is not stack[-1]:
+            return None
+        joined = ast.Compare(left=test.left, ops=test.ops + t2.ops,
+                             comparators=test.comparators + t2.comparators)
+        if len(st) == len(stack) and st[-1] is t2.comparators[-1] and tf == t_false:
+            deeper = self._chained_condition(joined, tt, tf, st)
+            return deeper
+        if len(st) != len(stack) - 1:
+            return None
+        if tf == false_target:
+            return joined, tt, false_target
+        if tt == false_target:
+            return S.negate(joined) if False else None
+        return None
+
     def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        if merge is None:
+            merge = ctx.stop  # the arms meet where the enclosing expression does
         sub = ctx.but(stop=merge) if merge is not None else ctx
         a_stmts, a_stack = self.seq(t_true, sub, true_stack)
         b_stmts, b_stack = self.seq(t_false, sub, false_stack)
@@ -469,7 +536,7 @@ class Emitter:
             body_stmts = []
             if latch.id != header:
                 inner = ctx.but(loop=loop, stop=latch.id)
-                body_stmts, loop_stack = self.seq(header, inner, stack)
+                body_stmts, loop_stack = self.seq(header, inner, stack, enter=True)
                 if loop_stack is None:
                     loop_stack = list(stack)
             self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
@@ -483,7 +550,7 @@ class Emitter:
                 # breaks: re-emit with the follow known
                 loop = Loop(header, follow, body, loop.continue_targets)
                 if latch.id != header:
-                    body_stmts, _ = self.seq(header, ctx.but(loop=loop, stop=latch.id), stack)
+                    body_stmts, _ = self.seq(header, ctx.but(loop=loop, stop=latch.id), stack, enter=True)
                     self.ex.run(latch.instrs[:-1], list(stack), body_stmts)
             orelse = []
             if follow != exit_:
@@ -495,7 +562,7 @@ class Emitter:
         follow = self._loop_follow(body, [], ctx)
         loop = Loop(header, follow, body, {header})
         inner = ctx.but(loop=loop, stop=None)
-        body_stmts, _ = self.seq(header, inner, stack)
+        body_stmts, _ = self.seq(header, inner, stack, enter=True)
         test = S.const(True)
         orelse = []
         if body_stmts and isinstance(body_stmts[0], ast.If) and not _has_other_paths(body_stmts):

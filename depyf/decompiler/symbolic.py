@@ -405,6 +405,19 @@ class Executor:
                 isinstance(target, ast.Name) and value._class_def.name == target.id:
             out.append(value._class_def)
             return
+        if isinstance(value, ast.NamedExpr) and getattr(value, "_chain", None) is not None:
+            if stack and stack[-1] is value:  # a = b = c = v: one more target
+                value._chain.append(as_store(target))
+                return
+            out.append(ast.Assign(targets=value._chain + [as_store(target)], value=value.value))
+            return
+        if stack and stack[-1] is value and isinstance(target, ast.Name) and \
+                not isinstance(value, Marker):
+            # COPY + STORE: a walrus if the copy is used, a chained assignment if stored
+            walrus = ast.NamedExpr(target=as_store(target), value=value)
+            walrus._chain = [as_store(target)]
+            stack[-1] = walrus
+            return
         # chained (a = b = v) and parallel (a, b = x, y) assignments leave the other
         # values of the statement on the stack: collect until the stack is back to base.
         group = self._group
@@ -816,6 +829,8 @@ class Executor:
         self._decorated_def(func, self_arg, args, kwnames, stack)
 
     def _decorated_def(self, func, self_arg, args, kwnames, stack):
+        if self_arg is not None and not isinstance(func, WithExit) and not isinstance(self_arg, WithExit):
+            args, self_arg = [self_arg] + list(args), None  # 3.11: [callable, arg0] call shape
         keywords = []
         if kwnames:
             k = len(kwnames)

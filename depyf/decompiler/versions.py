@@ -82,3 +82,7 @@ def compare_op_name(argval, argrepr):
     if text.startswith("bool(") and text.endswith(")"):
         text = text[5:-1]
     return text
+
+# Where SEND (3.11+ `await` / `yield from` loop) leaves the result: 3.12+ keeps the
+# iterator below it for END_SEND to remove.
+SEND_KEEPS_ITER = PY >= (3, 12)
