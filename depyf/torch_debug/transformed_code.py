@@ -317,7 +317,7 @@ class TransformedCodeHook:
             "fallback",
             "could not use the decompiled code of %s as the running code (%s); Dynamo's "
             "own bytecode runs and the dump file says so. Further cases are listed in %s."
-            % (record.original.co_name, record.reason.splitlines()[0], "depyf_overview.py"),
+            % (record.original.co_name, " ".join(record.reason.splitlines()[:2]), "depyf_overview.py"),
         )
 
 

@@ -1,0 +1,27 @@
+"""The seed README's example, run exactly as written (inductor backend)."""
+import glob
+import os
+import shutil
+
+from conftest import REPO, assert_all_compile, run_python
+
+
+def test_readme_example_dumps_everything(tmp_path):
+    shutil.copy(os.path.join(REPO, "examples", "toy_example.py"), tmp_path / "toy_example.py")
+    proc = run_python(["toy_example.py"], cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    dump = tmp_path / "dump_src_dir"
+    for name in ("full_code_for_toy_example_0.py", "__transformed_code_0_for_toy_example.py"):
+        assert (dump / name).exists(), name
+    resumes = glob.glob(str(dump / "__transformed_code_*_for_torch_dynamo_resume_in_toy_example_at_*.py"))
+    assert len(resumes) == 2, resumes
+    for stage in ("Captured_Graph", "Forward_graph", "AFTER_POST_GRAD"):
+        assert len(glob.glob(str(dump / ("__compiled_fn_*.%s.0.py" % stage)))) == 3, stage
+    kernels = glob.glob(str(dump / "__compiled_fn_*.kernel_0.py"))
+    assert len(kernels) == 3
+    # the graph numbers in file names are the ones the transformed code calls
+    transformed = (dump / "__transformed_code_0_for_toy_example.py").read_text()
+    k = os.path.basename(sorted(kernels)[0]).split(".")[0]
+    assert any(k in open(p).read() for p in [str(dump / "__transformed_code_0_for_toy_example.py")] + resumes)
+    assert "__compiled_fn_" in transformed
+    assert_all_compile(str(dump))
