@@ -45,14 +45,16 @@ STAGES = {
     "inductor_output_code": "kernel",
 }
 _LINKABLE = {"Captured_Graph", "Forward_graph", "Backward_graph"}
-_SRC_ASSIGN = re.compile(r"^    ([A-Za-z_]\w*) = ", re.M)
+_SRC_ASSIGN = re.compile(r"^    ([A-Za-z_]\w*) = (.*)$", re.M)
+# boxed calling convention: ``args_iter = iter(args_list)``, ``arg0_1 = next(args_iter)``
+_UNBOXING = re.compile(r"^(iter|next)\(args_\w+\)")
 _READABLE_ASSIGN = re.compile(r'^        ([A-Za-z_]\w*)(?:: "[^"]*")? = ')
 _MAX_PENDING = 32
 
 
 def assigned_names_in_source(src):
     """Names assigned in the body of FX-generated ``def forward`` source, in order."""
-    return tuple(_SRC_ASSIGN.findall(src))
+    return tuple(name for name, rhs in _SRC_ASSIGN.findall(src) if not _UNBOXING.match(rhs))
 
 
 def assigned_names_in_readable(text):
@@ -166,21 +168,26 @@ class GraphDumper:
         fn = namespace.get("forward") if isinstance(namespace, dict) else None
         if not hasattr(fn, "__code__"):
             return
-        key = adapter.current_compile_id()
-        if key is None:
-            return
         names = assigned_names_in_source(src)
         if not names:
             return
+        key = adapter.current_compile_id()
         with self.session.lock:
-            c = self.compiles.setdefault(key[:2], _Compile())
-            for slot in reversed(c.slots):
-                for entry in reversed(slot):
-                    if entry.names == names:
-                        self._attach(c, entry, src, fn)
-                        return
-            c.pending.append((names, src, fn))
-            del c.pending[:-_MAX_PENDING]
+            if key is None:
+                # compiled lazily, outside any compile (e.g. at a graph's first call):
+                # the graph of any compile of this session with the same assignments
+                candidates = list(self.compiles.values())[::-1]
+            else:
+                candidates = [self.compiles.setdefault(key[:2], _Compile())]
+            for c in candidates:
+                for slot in reversed(c.slots):
+                    for entry in reversed(slot):
+                        if entry.names == names:
+                            self._attach(c, entry, src, fn)
+                            return
+            if key is not None:
+                candidates[0].pending.append((names, src, fn))
+                del candidates[0].pending[:-_MAX_PENDING]
 
     def _match_pending(self, c, entry):
         if not entry.names:

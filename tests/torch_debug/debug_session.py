@@ -1,0 +1,29 @@
+"""A script run under a debugger by the debug() tests: prepare_debug, then debug()."""
+import sys
+
+import torch
+
+import depyf
+
+
+def toy_example(a, b):
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def main(f):
+    torch.manual_seed(0)
+    outs = [f(torch.randn(10), torch.randn(10)) for _ in range(4)]
+    return torch.stack(outs)
+
+
+if __name__ == "__main__":
+    dump, backend = sys.argv[1], sys.argv[2]
+    f = torch.compile(toy_example, backend=backend)
+    with depyf.prepare_debug(dump):
+        first = main(f)
+    with depyf.debug():
+        second = main(f)
+    print("DEBUG-SESSION-DONE", torch.equal(first, second), flush=True)
