@@ -49,6 +49,7 @@ class CFG:
                 leaders.add(ins.index + 1)
         for e in entries:
             leaders.update((e.start, e.end, e.target))
+        leaders.update(self._copied_return_starts(instrs, leaders))
         for i in range(1, n):
             if handler_at[i] is not handler_at[i - 1]:
                 leaders.add(i)
@@ -73,20 +74,91 @@ class CFG:
                                                                "SETUP_ASYNC_WITH"):
                 succ.append(last.target)
             blk.succs = succ
+        self.alias = self._merge_duplicate_exits()
         for blk in self.blocks.values():
+            blk.succs = [self.alias.get(s, s) for s in blk.succs]
+        for blk in self.blocks.values():
+            if blk.id in self.alias:
+                continue
             for s in blk.succs:
                 if s in self.blocks:
                     self.blocks[s].preds.append(blk.id)
 
+    @staticmethod
+    def _copied_return_starts(instrs, leaders):
+        """Where 3.11+ pasted a copy of a `return` statement at the end of a block.
+
+        The copies keep the return statement's line number; splitting them into blocks
+        of their own lets ``_merge_duplicate_exits`` join them again.
+        """
+        groups = {}
+        for ins in instrs:
+            if ins.opname != "RETURN_VALUE":
+                continue
+            r = ins.index
+            s = r
+            while s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
+                    instrs[s - 1].target is None and instrs[s - 1].opname not in NO_FALLTHROUGH \
+                    and s not in leaders:
+                s -= 1
+            key = tuple((i.opname, i.arg, i.line) for i in instrs[s:r + 1])
+            groups.setdefault(key, []).append(s)
+        starts = []
+        for members in groups.values():
+            if len(members) > 1:
+                starts.extend(members)
+        return starts
+
+    def _merge_duplicate_exits(self):
+        """3.11+ copies small exit blocks (``return x``) into each predecessor; undo it so
+        that the branches meet again. Identical exit blocks become one."""
+        seen, alias = {}, {}
+        for bid in self.order:
+            blk = self.blocks[bid]
+            if blk.last.opname != "RETURN_VALUE" or len(blk.instrs) > 4:
+                continue
+            key = (tuple((i.opname, i.arg, i.line) for i in blk.instrs),
+                   blk.handler.target if blk.handler else None)
+            if key in seen:
+                alias[bid] = seen[key]
+            else:
+                seen[key] = bid
+        return alias
+
+    def reachable(self, start, sinks, limit=None):
+        seen = set()
+        work = [start]
+        while work:
+            b = work.pop()
+            if b in seen or b in sinks or b not in self.blocks or (limit is not None and b not in limit):
+                continue
+            seen.add(b)
+            work.extend(self.blocks[b].succs)
+        return seen
+
+    def first_common(self, a, b, sinks, limit=None):
+        """The first block (in layout order) that both ``a`` and ``b`` can reach."""
+        both = self.reachable(a, sinks, limit) & self.reachable(b, sinks, limit)
+        return min(both) if both else None
+
+    def fall(self, blk):
+        """The block after ``blk`` in layout, following merged duplicates."""
+        nxt = blk.end if blk.end in self.blocks else None
+        return self.alias.get(nxt, nxt)
+
+    def target(self, ins):
+        return self.alias.get(ins.target, ins.target)
+
     def __getitem__(self, bid):
         return self.blocks[bid]
 
-    def postdominator_merge(self, sources, sinks, limit=None):
+    def postdominator_merge(self, sources, sinks, limit=None, ignore_terminal=False):
         """Nearest block that every path from ``sources`` reaches before leaving via a sink.
 
-        Returns None when the paths never meet (they return, raise, or leave through
-        ``sinks`` — break/continue targets or the enclosing construct's end). Blocks
-        outside ``limit`` (a set) count as sinks too.
+        With ``ignore_terminal``, paths that end in return/raise are ignored: the merge
+        is where the paths that go on meet. Returns None when they never meet (they all return or raise, or leave
+        through ``sinks`` — break/continue targets or the enclosing construct's end).
+        Blocks outside ``limit`` (a set) count as sinks too.
         """
         EXIT = -1
         nodes = []
@@ -109,7 +181,9 @@ class CFG:
         def succ_bits(b):
             succs = self.blocks[b].succs
             if not succs:
-                yield exit_bit
+                # return/raise; with ignore_terminal such paths do not constrain the
+                # merge (the paths that go on decide where the construct ends)
+                yield full if ignore_terminal else exit_bit
             for s in succs:
                 if s in index:
                     yield pdom[s]
@@ -137,7 +211,7 @@ class CFG:
         # the nearest common postdominator is the one with the most postdominators itself
         best, best_count = None, -1
         for b in nodes:
-            if common >> index[b] & 1:
+            if common >> index[b] & 1 and pdom[b] != full:
                 c = bin(pdom[b]).count("1")
                 if c > best_count:
                     best, best_count = b, c

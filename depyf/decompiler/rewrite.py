@@ -206,6 +206,11 @@ def _fix(stmts):
             if len(s.body) == 1 and isinstance(s.body[0], type(s)) and not getattr(s, "_no_merge", False):
                 s.items = s.items + s.body[0].items
                 s.body = s.body[0].body
+        if isinstance(s, ast.If) and s.orelse and s.body and isinstance(s.body[-1], ESCAPES + (ast.Raise,)):
+            # `if c: return x` `else: rest` compiles exactly like `if c: return x` `rest`
+            rest = s.orelse
+            s.orelse = []
+            stmts = stmts[:i + 1] + rest + stmts[i + 1:]
         if isinstance(s, ast.If):
             s = _fix_if(s)
             if isinstance(s, list):
@@ -232,7 +237,24 @@ def _fix(stmts):
     return out
 
 
+def _as_assert(s):
+    """`if not c: raise AssertionError(msg)` from LOAD_ASSERTION_ERROR is `assert c, msg`."""
+    if s.orelse or len(s.body) != 1 or not isinstance(s.body[0], ast.Raise):
+        return None
+    exc = s.body[0].exc
+    msg = None
+    if isinstance(exc, ast.Call) and getattr(exc.func, "_assertion", False) and \
+            len(exc.args) == 1 and not exc.keywords:
+        msg = exc.args[0]
+    elif not getattr(exc, "_assertion", False):
+        return None
+    return ast.Assert(test=S.negate(s.test), msg=msg)
+
+
 def _fix_if(s):
+    node = _as_assert(s)
+    if node is not None:
+        return [node]
     if not s.body or all(isinstance(x, ast.Pass) for x in s.body):
         if s.orelse:
             s.test = S.negate(s.test)

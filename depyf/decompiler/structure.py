@@ -234,13 +234,13 @@ class Emitter:
                                                              "YIELD_VALUE_JUMP")
             self.ex.run(body[:-1] if control else body, stack, out)
             if not control:
-                if blk.end not in self.cfg.blocks:
+                bid = self.cfg.fall(blk)
+                if bid is None:
                     return out, stack
-                bid = blk.end
                 continue
             op = last.opname
             if op == "JUMP":
-                bid = last.target
+                bid = self.cfg.target(last)
                 continue
             if op == "RETURN_VALUE":
                 value = stack.pop()
@@ -264,7 +264,7 @@ class Emitter:
                 it = stack.pop()
                 result = S._yield_from_expr(it)
                 stack.extend([it, result] if V.SEND_KEEPS_ITER else [result])
-                bid = last.target
+                bid = self.cfg.target(last)
                 continue
             if op == "FOR_ITER":
                 raise DecompilationError("FOR_ITER outside a loop header", function=self.code.co_name,
@@ -282,21 +282,22 @@ class Emitter:
         """Pop the branch condition; return (test, true_target, false_target, keeps_value)."""
         last = blk.last
         op = last.opname
-        fall = blk.end
+        fall = self.cfg.fall(blk)
+        jump = self.cfg.target(last)
         if op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
             value = stack[-1]
             if op == "JUMP_IF_FALSE_OR_POP":
-                return value, fall, last.target, True
-            return value, last.target, fall, True
+                return value, fall, jump, True
+            return value, jump, fall, True
         value = stack.pop()
         if op == "POP_JUMP_IF_FALSE":
-            return value, fall, last.target, False
+            return value, fall, jump, False
         if op == "POP_JUMP_IF_TRUE":
-            return value, last.target, fall, False
+            return value, jump, fall, False
         if op == "POP_JUMP_IF_NONE":
-            return S._compare(value, ast.Is(), S.const(None)), last.target, fall, False
+            return S._compare(value, ast.Is(), S.const(None)), jump, fall, False
         if op == "POP_JUMP_IF_NOT_NONE":
-            return S._compare(value, ast.IsNot(), S.const(None)), last.target, fall, False
+            return S._compare(value, ast.IsNot(), S.const(None)), jump, fall, False
         raise DecompilationError("unknown branch", opname=op, offset=last.offset)
 
     def emit_branch(self, blk, ctx, stack):
@@ -324,6 +325,11 @@ class Emitter:
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false = self._compound(test, t_true, t_false, ctx, stack)
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        if merge is None and not isinstance(test, S.ExcMatch):
+            # arms that return in places and go on elsewhere: meet where the rest goes on
+            later = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
+            if later is not None:
+                merge = later
         if merge is None:
             merge = ctx.stop
         # break/continue written as a jump straight to the loop's targets
@@ -334,7 +340,7 @@ class Emitter:
         then_first = t_true
         else_first = t_false
         cond = test
-        fall = blk.end
+        fall = self.cfg.fall(blk)
         if t_false == fall and t_true != fall:
             then_first, else_first, cond = t_false, t_true, S.negate(test)
         elif t_true != fall and t_false != fall:
@@ -406,6 +412,11 @@ class Emitter:
 
     def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        if merge is None and not isinstance(test, S.ExcMatch):
+            # arms that return in places and go on elsewhere: meet where the rest goes on
+            later = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
+            if later is not None:
+                merge = later
         if merge is None:
             merge = ctx.stop  # the arms meet where the enclosing expression does
         sub = ctx.but(stop=merge) if merge is not None else ctx
@@ -646,7 +657,7 @@ class Emitter:
                     rest_instrs = blk.instrs[k + 1:]
                     return self._continue_partial(blk, rest_instrs, ctx, st, out)
             else:
-                bid = blk.end if blk.end in self.cfg.blocks else None
+                bid = self.cfg.fall(blk)
                 continue
             break
         raise DecompilationError("could not find the end of a with statement", function=self.code.co_name)
@@ -654,16 +665,16 @@ class Emitter:
     def _continue_partial(self, blk, rest_instrs, ctx, stack, out):
         """Execute the remainder of a block, then hand the next block to the caller."""
         if not rest_instrs:
-            return out, blk.end if blk.end in self.cfg.blocks else None, stack
+            return out, self.cfg.fall(blk), stack
         last = rest_instrs[-1]
         control = last.opname in COND or last.opname in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS",
                                                          "RERAISE", "FOR_ITER")
         self.ex.run(rest_instrs[:-1] if control else rest_instrs, stack, out)
         if not control:
-            return out, blk.end if blk.end in self.cfg.blocks else None, stack
+            return out, self.cfg.fall(blk), stack
         op = last.opname
         if op == "JUMP":
-            return out, last.target, stack
+            return out, self.cfg.target(last), stack
         if op == "RETURN_VALUE":
             out.append(ast.Return(value=stack.pop()))
             return out, None, None

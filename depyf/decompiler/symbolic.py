@@ -360,7 +360,9 @@ class Executor:
             stack.append(attr)
 
     def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
-        stack.append(name("AssertionError"))
+        node = name("AssertionError")
+        node._assertion = True  # only `assert` loads it this way
+        stack.append(node)
 
     def op_LOAD_BUILD_CLASS(self, ins, stack, out):
         stack.append(BuildClassMarker())
