@@ -699,6 +699,11 @@ class Emitter:
             handler_stack = list(stack) + [S.ExcValue("tb"), S.ExcValue("value"), S.ExcValue("type")]
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
+        if follow is None and entry.target > 0:
+            # every handler escapes: the body's jump over the handlers shows where it ends
+            before = self.cfg.instrs[entry.target - 1]
+            if before.opname == "JUMP" and before.target > entry.target:
+                follow = self.cfg.target(before)
         hctx = ctx.but(stop=follow)
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
         from .rewrite import build_try
