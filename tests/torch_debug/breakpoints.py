@@ -30,4 +30,10 @@ def targets(dump, kind):
     else:
         raise ValueError(kind)
     assert paths, "no %s files in %s" % (kind, dump)
+    for p in paths:
+        header = "".join(open(p).readlines()[:8])
+        if "NOT the running code" in header:
+            raise AssertionError(
+                "%s is not the running code (waits on the decompiler), so no breakpoint in it "
+                "can be hit; its header says:\n%s" % (os.path.basename(p), header))
     return [(p, last_statement_line(p, prefix)) for p in paths]

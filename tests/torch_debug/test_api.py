@@ -1,0 +1,74 @@
+"""install()/uninstall() logging, the guard-skipping dispatcher, and the import surface."""
+import os
+import textwrap
+
+import pytest
+import torch
+
+import depyf
+from conftest import REPO, run_python
+
+
+LOG_SCRIPT = textwrap.dedent('''
+    import torch, depyf
+
+    def f(x):
+        return torch.sin(x) + 1
+
+    depyf.install()
+    torch.compile(f, backend="eager")(torch.randn(3))
+    depyf.uninstall()
+    torch._dynamo.reset()
+    torch.compile(f, backend="eager")(torch.randn(4))
+''')
+
+
+def test_install_logs_decompiled_code_through_torch_logging(tmp_path):
+    script = tmp_path / "log_script.py"
+    script.write_text(LOG_SCRIPT)
+    proc = run_python([str(script)], env={"TORCH_LOGS": "+bytecode"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr.count("depyf: decompiled transformed code of f") == 1, proc.stderr[-3000:]
+    quiet = run_python([str(script)])
+    assert "depyf: decompiled" not in quiet.stderr
+
+
+class Doubler(depyf.optimization.TorchCompileWrapperWithCustomDispatcher):
+    def __init__(self):
+        super().__init__(backend="eager")
+
+    def forward(self, x):
+        return x * 2 + 1
+
+
+def test_dispatcher_records_swaps_and_restores():
+    torch._dynamo.reset()
+    m = Doubler()
+    try:
+        x = torch.randn(3)
+        assert torch.equal(m(x), x * 2 + 1)
+        assert len(m.compiled_codes) == 1
+        original = Doubler.forward.__code__
+        with m.dispatch_to_code(0):
+            assert Doubler.forward.__code__ is m.compiled_codes[0]
+            assert torch.equal(m.forward(x), x * 2 + 1)
+        assert Doubler.forward.__code__ is original
+        with pytest.raises(RuntimeError):
+            with m.dispatch_to_code(0):
+                raise RuntimeError("boom")
+        assert Doubler.forward.__code__ is original  # restored even on an exception
+    finally:
+        m.remove_hook()
+    torch._dynamo.reset()
+    m2_codes = len(m.compiled_codes)
+    torch.compile(Doubler.forward, backend="eager")(m, torch.randn(5))
+    assert len(m.compiled_codes) == m2_codes  # the removed hook records nothing more
+    m.remove_hook()  # idempotent
+
+
+def test_import_without_torch_gives_clear_error(tmp_path):
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('no torch here')\n")
+    proc = run_python(["-c", "import depyf\ntry:\n    depyf.prepare_debug('x')\nexcept ImportError as e:\n    print('ERR', type(e).__name__, e)\n"],
+                      env={"PYTHONPATH": str(tmp_path) + os.pathsep + REPO})
+    assert "ERR TorchNotAvailableError" in proc.stdout, proc.stdout + proc.stderr
