@@ -102,6 +102,9 @@ def _transformed_text(session, entry, func_name):
     record = session.records_by_code.get(id(entry.code))
     if record is not None and record.source is not None:
         return readable(record.source), record
+    if record is not None:  # decompilation failed once already: do not try again
+        return "# %s could not be decompiled; its bytecode is listed in %s\n" % (
+            func_name, record.file_name), record
     try:
         src = Decompiler(entry.code).decompile(overwrite_fn_name=func_name)
         names = [n for n in entry.code.co_names if compiled_fn_number(n) is not None]
