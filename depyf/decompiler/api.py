@@ -10,6 +10,7 @@ import types
 
 from ..errors import DecompilationError
 from . import symbolic as S
+from . import versions as V
 from .instructions import normalize
 from .printer import unparse
 from .rewrite import finish_body
@@ -38,7 +39,12 @@ class _Nested:
         stmts = Emitter(code, instrs, entries, ex).function_body()
         stmts = [self._materialize(s) for s in stmts]
         decls = _declarations(code, instrs) if kind != "comprehension" else []
-        return decls + finish_body(stmts, is_function=(kind in ("function", "lambda")))
+        tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
+                [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]
+                and instrs[-2].argval is None and
+                not any(i.target == len(instrs) - 2 for i in instrs))
+        return decls + finish_body(stmts, is_function=(kind in ("function", "lambda")),
+                                   unreachable_tail_return=tail)
 
     def _materialize(self, node):
         """Lambdas stay FuncMarkers until used; turn the ones used as values into Lambda."""

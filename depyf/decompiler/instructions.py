@@ -203,6 +203,12 @@ def _exception_table_blockstack(instrs):
             if op in TERMINATORS or op == "END_FINALLY" and False:
                 break
             i += 1
+    for i in range(1, n):
+        # `return x` inside try: POP_BLOCK comes before RETURN_VALUE, yet the return
+        # belongs to the try body (3.11+ covers it with the handler too)
+        if instrs[i].opname == "RETURN_VALUE" and instrs[i - 1].opname == "POP_BLOCK" and \
+                state[i - 1] is not None:
+            state[i] = state[i - 1]
     entries = []
     cur, start = None, 0
     for i in range(n + 1):

@@ -140,9 +140,23 @@ def strip_copies(stmts, copy):
 
 
 # ---- whole-body passes ------------------------------------------------------------------------
-def finish_body(stmts, is_function=True):
+def finish_body(stmts, is_function=True, unreachable_tail_return=False):
+    """Final clean-up of a function body.
+
+    ``unreachable_tail_return``: up to 3.10 the compiler appends `return None` even after
+    an if/else whose arms all return; such code had its explicit `return None` in the
+    last `else`, so it is put back there to compile the same.
+    """
     stmts = _fix(stmts)
     if is_function:
+        if unreachable_tail_return and len(stmts) >= 2 and _is_return_none(stmts[-1]) and \
+                isinstance(stmts[-2], ast.If):
+            last_if = stmts[-2]
+            while last_if.orelse and len(last_if.orelse) == 1 and isinstance(last_if.orelse[0], ast.If):
+                last_if = last_if.orelse[0]
+            if not last_if.orelse:
+                last_if.orelse = [stmts.pop()]
+                return stmts
         while stmts and _is_return_none(stmts[-1]):
             stmts.pop()
         _strip_tail_returns(stmts)

@@ -599,7 +599,10 @@ class Emitter:
         kind = self.handler_kind.get(entry.target, "try")
         region = self.region_of(entry)
         region_end = max(self.cfg[b].end for b in region)
-        exit_block = region_end if region_end in self.cfg.blocks else None
+        region_end = self.cfg.alias.get(region_end, region_end)
+        exit_block = None
+        if region_end in self.cfg.blocks and any(region_end in self.cfg[b].succs for b in region):
+            exit_block = region_end  # the body falls out of its region here
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         if kind == "with":
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block)
@@ -696,9 +699,12 @@ class Emitter:
         if self._is_311():
             handler_stack = list(stack) + [S.ExcValue()]
         else:
-            handler_stack = list(stack) + [S.ExcValue("tb"), S.ExcValue("value"), S.ExcValue("type")]
+            handler_stack = list(stack) + [S.PrevExc(), S.PrevExc(), S.PrevExc(),
+                                           S.ExcValue("tb"), S.ExcValue("value"), S.ExcValue("type")]
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
+        if follow == entry.target:
+            follow = None  # the handler cannot be where the try statement ends
         if follow is None and entry.target > 0:
             # every handler escapes: the body's jump over the handlers shows where it ends
             before = self.cfg.instrs[entry.target - 1]

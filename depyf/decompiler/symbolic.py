@@ -76,6 +76,10 @@ class FuncMarker(Marker):
         self.decorators = []
 
 
+class FinallyMarker(Marker):
+    """3.8: the None that BEGIN_FINALLY pushes before falling into a finally body."""
+
+
 class BuildClassMarker(Marker):
     """``__build_class__`` loaded by LOAD_BUILD_CLASS."""
 
@@ -164,12 +168,14 @@ _BINOPS = {
 }
 _CMPOPS = {
     "<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.Gt, ">=": ast.GtE,
+    # 3.8 spells these as COMPARE_OP too
+    "is": ast.Is, "is not": ast.IsNot, "in": ast.In, "not in": ast.NotIn,
 }
 _UNARY = {"-": ast.USub, "+": ast.UAdd, "~": ast.Invert, "not": ast.Not}
 
 
 def const(value):
-    return ast.Constant(value=value)
+    return ast.Constant(value=value, kind=None)
 
 
 def name(id_, ctx=None):
@@ -513,7 +519,7 @@ class Executor:
         if isinstance(value, (Marker,)) and not isinstance(value, (FuncMarker,)):
             if isinstance(value, EnterResult):
                 out.append(ast.Expr(value=value))
-            elif isinstance(value, ExcValue):
+            elif isinstance(value, ExcValue) and value.part == "value":
                 out.append(ast.Expr(value=value))
             return
         if isinstance(value, FuncMarker):
@@ -992,7 +998,8 @@ class Executor:
         out.append(ast.Expr(value=stack.pop()))
 
     def op_POP_EXCEPT(self, ins, stack, out):
-        if V.HAS_EXCEPTION_TABLE:
+        # 3.11+ saved one value (PUSH_EXC_INFO); up to 3.10 the handler block saved three
+        for _ in range(1 if V.HAS_EXCEPTION_TABLE else 3):
             prev = stack.pop()
             if not isinstance(prev, PrevExc):
                 raise DecompilationError("POP_EXCEPT without a saved exception")
@@ -1015,7 +1022,40 @@ class Executor:
         stack.append(ex)
         stack.append(EnterResult(ex))
 
-    def op_SETUP_ANNOTATIONS_(self, ins, stack, out):
+    # -- up to 3.10: the block stack (already turned into exception entries) -------------
+    def op_SETUP_FINALLY(self, ins, stack, out):
+        pass
+
+    op_POP_BLOCK = op_SETUP_FINALLY
+    op_SETUP_ASYNC_WITH = op_SETUP_FINALLY
+
+    def op_SETUP_WITH(self, ins, stack, out):
+        self.op_BEFORE_WITH(ins, stack, out)
+
+    # 3.8's finally machinery: on the paths we emit, these only move markers around
+    def op_BEGIN_FINALLY(self, ins, stack, out):
+        stack.append(FinallyMarker())
+
+    def op_CALL_FINALLY(self, ins, stack, out):
+        pass  # 3.8: run the finally body before a return/break; the try statement implies it
+
+    def op_POP_FINALLY(self, ins, stack, out):
+        if ins.arg and len(stack) >= 2 and isinstance(stack[-2], FinallyMarker):
+            del stack[-2]
+        elif stack and isinstance(stack[-1], FinallyMarker):
+            stack.pop()
+
+    def op_WITH_CLEANUP_START(self, ins, stack, out):
+        if stack and isinstance(stack[-1], FinallyMarker):
+            stack.pop()
+        for k in range(len(stack) - 1, -1, -1):
+            if isinstance(stack[k], WithExit):
+                ex = stack.pop(k)
+                out.append(WithExitStmt(exit=ex))
+                return
+        raise DecompilationError("with cleanup without a context manager")
+
+    def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         pass
 
 
