@@ -1,0 +1,197 @@
+"""Coroutines and async generators: ``await``, ``async for``, ``async with``, async
+comprehensions; the runner drives them with ``asyncio.run``."""
+import asyncio
+
+from ._harness import ACM, CM, AIter, call, case
+
+
+async def double(x):
+    await asyncio.sleep(0)
+    return x * 2
+
+
+async def fail(msg):
+    await asyncio.sleep(0)
+    raise ValueError(msg)
+
+
+async def agen(n):
+    for i in range(n):
+        await asyncio.sleep(0)
+        yield i
+
+
+@case((3,), (0,))
+async def await_simple(n):
+    a = await double(n)
+    b = await double(await double(a))
+    return a, b
+
+
+@case((2,),)
+async def await_in_expressions(n):
+    values = [await double(n), await double(n + 1)]
+    total = await double(n) + await double(1) * 2
+    return values, total, {"k": await double(0)}, (await double(n)) > 3
+
+
+@case((1,), (0,))
+async def await_in_try_except(flag):
+    try:
+        if flag:
+            await fail("bad")
+        r = await double(5)
+    except ValueError as e:
+        r = "caught %s" % e
+    finally:
+        r = (r, "finally")
+    return r
+
+
+@case(([1, 2, 3],), ([],))
+async def async_for_loop(xs):
+    out = []
+    async for x in AIter(xs):
+        out.append(x * 10)
+    return out
+
+
+@case(([1, 2, 3, 4],), ([5],), ([],))
+async def async_for_break_continue_else(xs):
+    out = []
+    async for x in AIter(xs):
+        if x == 2:
+            continue
+        if x == 4:
+            break
+        out.append(x)
+    else:
+        out.append("no break")
+    return out
+
+
+@case(([],), ([], True))
+async def async_with(log, fail_inside=False):
+    async with ACM(log, "a") as value:
+        log.append("body %s" % value)
+        if fail_inside:
+            raise KeyError("inside")
+    return log
+
+
+@case(([],),)
+async def async_with_several_items(log):
+    async with ACM(log, "a") as a, ACM(log, "b") as b, ACM(log, "c"):
+        log.append(a + b)
+    return log
+
+
+@case(([],),)
+async def async_with_suppresses(log):
+    async with ACM(log, "s", suppress=True):
+        raise RuntimeError("swallowed")
+    log.append("after")
+    return log
+
+
+@case(([], 0), ([], 1))
+async def async_with_and_plain_with_mixed(log, early):
+    with CM(log, "sync"):
+        async with ACM(log, "async"):
+            if early:
+                return "early"
+            log.append("body")
+    return "end"
+
+
+@case((4,),)
+async def async_comprehensions(n):
+    a = [x async for x in agen(n)]
+    b = {x % 2 async for x in agen(n)}
+    c = {x: x * x async for x in agen(n) if x}
+    d = [await double(x) for x in range(n)]
+    e = [x async for x in agen(n) if await double(x) > 2]
+    return a, b, c, d, e
+
+
+@case((3,),)
+async def async_generator_expression(n):
+    g = (x * 2 async for x in agen(n))
+    return [v async for v in g]
+
+
+@case((3,), (0,))
+async def async_generator(n):
+    for i in range(n):
+        await asyncio.sleep(0)
+        yield i
+    yield "end"
+
+
+@case((), send=[1, 2])
+async def async_generator_asend():
+    total = 0
+    while True:
+        got = yield total
+        if got is None:
+            break
+        total += got
+    yield "final %d" % total
+
+
+@case(([1, 2],),)
+async def async_generator_with_async_for_and_with(xs):
+    log = []
+    async with ACM(log, "cm"):
+        async for x in AIter(xs):
+            yield x
+    yield log
+
+
+@case((2,), (-1,))
+async def async_generator_try_finally(n):
+    try:
+        if n < 0:
+            raise ValueError("negative")
+        yield n
+    finally:
+        print("finally", n)
+
+
+@case((3,),)
+async def await_gather_and_tasks(n):
+    results = await asyncio.gather(*[double(i) for i in range(n)])
+    task = asyncio.ensure_future(double(n))
+    return results, await task
+
+
+@case((2,),)
+async def nested_async_def_and_closure(n):
+    async def inner(k):
+        return n + await double(k)
+
+    return await inner(1), [await inner(i) for i in range(n)]
+
+
+@case(([3, 1, 2],),)
+async def async_for_over_generator_with_tuple_target(xs):
+    out = []
+    async for i, x in AIter(list(enumerate(xs))):
+        out.append(i * x)
+    return out
+
+
+@case((1,), call(0))
+async def await_raises_propagates(flag):
+    if flag:
+        await fail("propagated")
+    return "fine"
+
+
+@case(([], [1, 2, 3]), ([], [1]))
+async def async_return_inside_async_for(log, xs):
+    async for x in AIter(xs):
+        log.append(x)
+        if x == 2:
+            return x
+    return None
