@@ -1,0 +1,433 @@
+"""``try``/``except``/``else``/``finally`` in every combination and nesting; ``raise``,
+``raise ... from``, re-raise; ``return``/``break``/``continue`` through ``finally``."""
+from ._harness import case
+
+KINDS = [("ok",), ("value",), ("key",), ("type",), ("zero",)]
+
+
+class AppError(Exception):
+    pass
+
+
+def trigger(kind):
+    if kind == "value":
+        raise ValueError("bad value")
+    if kind == "key":
+        raise KeyError("missing")
+    if kind == "type":
+        raise TypeError("bad type")
+    if kind == "zero":
+        return 1 // 0
+    if kind == "app":
+        raise AppError("app", 42)
+    return kind
+
+
+@case(*KINDS)
+def try_except_typed(kind):
+    try:
+        r = trigger(kind)
+    except ValueError:
+        r = "value error"
+    return r
+
+
+@case(*KINDS)
+def try_except_several_clauses(kind):
+    try:
+        r = trigger(kind)
+    except ValueError:
+        r = "value"
+    except (KeyError, TypeError) as e:
+        r = "key or type: %s" % type(e).__name__
+    except Exception as e:
+        r = "other: %r" % (e,)
+    return r
+
+
+@case(*KINDS)
+def try_except_bare(kind):
+    try:
+        trigger(kind)
+        r = "no error"
+    except:  # noqa: E722
+        r = "bare"
+    return r
+
+
+@case(*KINDS)
+def try_except_else(kind):
+    log = []
+    try:
+        log.append(trigger(kind))
+    except (ValueError, KeyError):
+        log.append("handled")
+    else:
+        log.append("else")
+    return log
+
+
+@case(*KINDS)
+def try_finally(kind):
+    log = []
+    try:
+        log.append(trigger(kind))
+    finally:
+        log.append("finally")
+    return log
+
+
+@case(*KINDS)
+def try_except_else_finally(kind):
+    log = []
+    try:
+        log.append(trigger(kind))
+    except ValueError as e:
+        log.append(str(e))
+    except KeyError:
+        log.append("key")
+    else:
+        log.append("else")
+    finally:
+        log.append("finally")
+    return log
+
+
+@case(*KINDS)
+def try_except_finally_without_else(kind):
+    log = []
+    try:
+        trigger(kind)
+    except TypeError:
+        log.append("type")
+    finally:
+        log.append("finally")
+    log.append("after")
+    return log
+
+
+@case(*KINDS)
+def except_name_is_deleted(kind):
+    e = "before"
+    try:
+        trigger(kind)
+    except Exception as e:
+        name = type(e).__name__
+    else:
+        name = None
+    try:
+        return name, e
+    except NameError:
+        return name, "e was deleted"
+
+
+@case(*KINDS)
+def return_inside_try_and_except(kind):
+    try:
+        return trigger(kind)
+    except ValueError:
+        return "from except"
+    except KeyError:
+        pass
+    return "after try"
+
+
+@case((0,), (1,), (2,))
+def finally_that_returns_overrides(n):
+    try:
+        if n == 1:
+            raise ValueError("swallowed by the finally return")
+        if n == 2:
+            return "from try"
+    finally:
+        return "from finally"
+
+
+@case((0,), (1,))
+def finally_runs_after_return(n):
+    log = []
+    try:
+        if n:
+            return log
+        log.append("body")
+    finally:
+        log.append("finally")
+    return log
+
+
+@case(("ok",), ("value",), ("key",))
+def except_that_reraises(kind):
+    try:
+        trigger(kind)
+    except ValueError:
+        raise
+    except KeyError as e:
+        print("logging", e)
+        raise
+    return "fine"
+
+
+@case(("ok",), ("value",))
+def raise_in_finally(kind):
+    try:
+        trigger(kind)
+    finally:
+        raise RuntimeError("from finally")
+
+
+@case(("value",), ("key",), ("ok",))
+def raise_from(kind):
+    try:
+        trigger(kind)
+    except ValueError as e:
+        raise AppError("wrapped") from e
+    except KeyError:
+        raise AppError("context only")
+    return "ok"
+
+
+@case(("value",), ("ok",))
+def raise_from_none(kind):
+    try:
+        trigger(kind)
+    except ValueError:
+        raise LookupError("hidden cause") from None
+    return kind
+
+
+@case((0,), (1,), (2,), (3,))
+def raise_forms(n):
+    if n == 0:
+        raise ValueError
+    if n == 1:
+        raise ValueError("with message", n)
+    if n == 2:
+        err = AppError("prebuilt")
+        raise err
+    raise AppError("from class") from KeyError("cause")
+
+
+@case(*KINDS)
+def nested_try_in_loop_in_try(kind):
+    log = []
+    try:
+        for i in range(3):
+            try:
+                if i == 1:
+                    trigger(kind)
+                log.append(i)
+            except ValueError:
+                log.append("inner value")
+                continue
+            except KeyError:
+                log.append("inner key")
+                break
+            finally:
+                log.append("inner finally %d" % i)
+        else:
+            log.append("loop else")
+    except TypeError:
+        log.append("outer type")
+    finally:
+        log.append("outer finally")
+    return log
+
+
+@case(*KINDS)
+def nested_try_in_except(kind):
+    try:
+        trigger(kind)
+        return "ok"
+    except Exception as outer:
+        try:
+            trigger("value" if isinstance(outer, KeyError) else "ok")
+            return "inner ok: " + type(outer).__name__
+        except ValueError as inner:
+            return "inner failed", type(outer).__name__, str(inner)
+
+
+@case(*KINDS)
+def nested_try_in_finally(kind):
+    log = []
+    try:
+        trigger(kind)
+    except ZeroDivisionError:
+        log.append("zero")
+    finally:
+        try:
+            trigger("key" if kind == "type" else "ok")
+        except KeyError:
+            log.append("key in finally")
+        log.append("finally")
+    return log
+
+
+@case(*KINDS)
+def try_in_else(kind):
+    log = []
+    try:
+        trigger(kind if kind != "value" else "ok")
+    except KeyError:
+        log.append("key")
+    else:
+        try:
+            trigger("value" if kind == "value" else "ok")
+        except ValueError:
+            log.append("value in else")
+    return log
+
+
+@case(([1, 2, 3, 4],),)
+def return_in_loop_in_try_finally(xs):
+    log = []
+    try:
+        for x in xs:
+            try:
+                if x == 3:
+                    return log
+            finally:
+                log.append(x)
+    finally:
+        log.append("outer")
+
+
+@case((1,), (0,))
+def exception_in_except_chains_context(n):
+    try:
+        1 // n
+        raise KeyError("first")
+    except KeyError:
+        raise ValueError("second")
+    except ZeroDivisionError as e:
+        raise AppError("third") from e
+
+
+@case(("app",), ("ok",))
+def exception_attributes_and_args(kind):
+    try:
+        trigger(kind)
+    except AppError as e:
+        return e.args, str(e), isinstance(e, Exception)
+    return None
+
+
+@case((0,), (1,), (2,))
+def custom_exception_class_inside(n):
+    class Local(Exception):
+        def __init__(self, code):
+            super().__init__("code %d" % code)
+            self.code = code
+
+    try:
+        if n:
+            raise Local(n)
+        return "none raised"
+    except Local as e:
+        if e.code == 2:
+            raise
+        return e.code, str(e)
+
+
+@case((0,), (1,))
+def break_in_finally_swallows(n):
+    for i in range(3):
+        try:
+            if n:
+                raise ValueError("swallowed")
+        finally:
+            break
+    return "after loop", i
+
+
+@case(("ok",), ("value",))
+def sys_exc_info_inside_handler(kind):
+    import sys
+
+    try:
+        trigger(kind)
+    except ValueError:
+        t, v, tb = sys.exc_info()
+        return t.__name__, str(v), tb is not None
+    return sys.exc_info() == (None, None, None)
+
+
+@case((1,), (0,))
+def try_except_pass(x):
+    try:
+        y = 10 // x
+    except ZeroDivisionError:
+        pass
+    else:
+        return y
+    return "passed"
+
+
+@case(*KINDS)
+def deeply_nested_try(kind):
+    log = []
+    try:
+        try:
+            try:
+                trigger(kind)
+            except ValueError:
+                log.append("level3")
+                raise
+            finally:
+                log.append("f3")
+        except (ValueError, KeyError) as e:
+            log.append("level2 %s" % type(e).__name__)
+            if isinstance(e, KeyError):
+                raise TypeError("converted") from e
+    except TypeError as e:
+        log.append("level1 %s" % (e.__cause__ is not None))
+    return log
+
+
+@case((0,), (1,), (2,))
+def raise_in_else_clause(n):
+    try:
+        v = 10 // n
+    except ZeroDivisionError:
+        return "zero"
+    else:
+        if n == 1:
+            raise ValueError("from else", v)
+    return "fine"
+
+
+@case((3,),)
+def while_true_try_retry(n):
+    attempts = 0
+    while True:
+        try:
+            attempts += 1
+            if attempts < n:
+                raise ConnectionError("retry")
+            break
+        except ConnectionError:
+            continue
+    return attempts
+
+
+@case((0,), (1,), (2,))
+def return_in_except_with_finally(n):
+    log = []
+    try:
+        if n:
+            raise ValueError(n)
+        return "try", log
+    except ValueError as e:
+        if e.args[0] == 2:
+            return "except", log
+    finally:
+        log.append("finally")
+    return "end", log
+
+
+@case((1,), (0,))
+def reraise_caught_exception_object(n):
+    try:
+        1 // n
+    except ZeroDivisionError as e:
+        raise e.with_traceback(None)
+    return n

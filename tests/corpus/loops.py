@@ -1,0 +1,312 @@
+"""``for`` and ``while`` loops: ``break``, ``continue``, ``else``, nesting, ``return``
+inside loops, and loops inside ``try``/``with``."""
+from ._harness import CM, case
+
+
+@case(([1, 2, 3],), ([],))
+def for_simple(xs):
+    total = 0
+    for x in xs:
+        total += x
+    return total
+
+
+@case((5,), (0,))
+def while_simple(n):
+    out = []
+    i = 0
+    while i < n:
+        out.append(i)
+        i += 1
+    return out
+
+
+@case((10,), (1,), (0,))
+def while_true_with_break(n):
+    i = 0
+    while True:
+        i += 1
+        if i >= n:
+            break
+    return i
+
+
+@case((16,), (7,), (1,))
+def while_true_with_return(n):
+    steps = 0
+    while True:
+        if n == 1:
+            return steps
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+
+
+@case(([1, 3, 5],), ([1, 4, 5],), ([],))
+def for_else(xs):
+    for x in xs:
+        if x % 2 == 0:
+            found = x
+            break
+    else:
+        found = None
+    return found
+
+
+@case((3,), (10,), (0,))
+def while_else(n):
+    i = 0
+    while i < n:
+        if i == 5:
+            r = "broke"
+            break
+        i += 1
+    else:
+        r = "finished"
+    return r, i
+
+
+@case(([1, -2, 3, -4, 5],),)
+def for_continue(xs):
+    out = []
+    for x in xs:
+        if x < 0:
+            continue
+        out.append(x)
+    return out
+
+
+@case((4,), (0,))
+def nested_loops_break_inner(n):
+    pairs = []
+    for i in range(n):
+        for j in range(n):
+            if j > i:
+                break
+            pairs.append((i, j))
+    return pairs
+
+
+@case((4,), (0,))
+def nested_loops_continue_outer_via_flag(n):
+    out = []
+    for i in range(n):
+        skip = False
+        for j in range(n):
+            if i * j == 2:
+                skip = True
+                break
+        if skip:
+            continue
+        out.append(i)
+    return out
+
+
+@case(([[1, 2], [3, 4]], 3), ([[1, 2], [3, 4]], 9))
+def nested_loops_with_else_search(rows, target):
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            if v == target:
+                break
+        else:
+            continue
+        return r, c
+    return None
+
+
+@case((20,), (5,))
+def while_complex_condition(limit):
+    a, b = 0, 1
+    out = []
+    while b < limit and len(out) < 6 or not out:
+        out.append(b)
+        a, b = b, a + b
+    return out
+
+
+@case(([1, 2, 3, 4, 5, 6],), ([1, 2],))
+def return_inside_for(xs):
+    for x in xs:
+        if x * x > 10:
+            return x
+    return -1
+
+
+@case(([5, 3, 8],), ([],))
+def return_inside_while(xs):
+    while xs:
+        x = xs.pop()
+        if x > 4:
+            return x, xs
+    return None, xs
+
+
+@case(([1, 0, 2, "x", 3],),)
+def continue_and_break_inside_try(xs):
+    out = []
+    for x in xs:
+        try:
+            if x == 3:
+                break
+            v = 10 // x
+        except ZeroDivisionError:
+            out.append("zero")
+            continue
+        except TypeError:
+            out.append("type")
+            continue
+        out.append(v)
+    return out
+
+
+@case(([1, 2, 3, 4],),)
+def break_and_continue_inside_try_finally(xs):
+    log = []
+    for x in xs:
+        try:
+            if x == 2:
+                continue
+            if x == 3:
+                break
+            log.append(x)
+        finally:
+            log.append("finally %d" % x)
+    return log
+
+
+@case(([1, 2, 3],),)
+def break_and_continue_inside_with(xs):
+    log = []
+    for x in xs:
+        with CM(log, "cm%d" % x):
+            if x == 1:
+                continue
+            if x == 2:
+                break
+    return log
+
+
+@case(([2, 4, 6],), ([1, 2],))
+def while_with_else_and_continue(xs):
+    i = 0
+    total = 0
+    while i < len(xs):
+        i += 1
+        if xs[i - 1] % 2:
+            continue
+        total += xs[i - 1]
+    else:
+        total = -total
+    return total
+
+
+@case(({"b": 2, "a": 1},),)
+def for_over_dict_and_enumerate_zip(d):
+    out = []
+    for k in d:
+        out.append(k)
+    for k, v in d.items():
+        out.append(v)
+    for i, (k, v) in enumerate(sorted(d.items())):
+        out.append((i, k, v))
+    for a, b in zip("xy", range(5)):
+        out.append(a * b)
+    return out
+
+
+@case((3,), (0,))
+def loop_variable_after_loop(n):
+    i = "unset"
+    for i in range(n):
+        pass
+    return i
+
+
+@case((3,),)
+def nested_while_in_for(n):
+    out = []
+    for i in range(n):
+        j = i
+        while j > 0:
+            if j == 2:
+                j -= 1
+                continue
+            out.append((i, j))
+            j -= 1
+    return out
+
+
+@case((5,), (2,))
+def for_else_with_return_in_body(n):
+    for i in range(n):
+        if i == 3:
+            return "found 3"
+    else:
+        return "no 3"
+
+
+@case(([[1, 2], [3, 4], [5]],),)
+def for_loop_modifying_targets(rows):
+    total = 0
+    for row in rows:
+        for i in range(len(row)):
+            row[i] *= 2
+            total += row[i]
+    return total, rows
+
+
+@case((3,), (0,))
+def triple_nested_break_continue(n):
+    out = []
+    for a in range(n):
+        if a == 1:
+            continue
+        for b in range(n):
+            for c in range(n):
+                if c > b:
+                    break
+                if (a + b + c) % 2:
+                    continue
+                out.append((a, b, c))
+            else:
+                out.append("inner else")
+    return out
+
+
+@case((5,), (0,))
+def while_with_try_inside(n):
+    i = 0
+    out = []
+    while i < n:
+        try:
+            if i % 2:
+                raise ValueError(i)
+            out.append(i)
+        except ValueError as e:
+            out.append(-e.args[0])
+        i += 1
+    return out
+
+
+@case(([3, 0, 4],),)
+def for_with_empty_body_and_pass(xs):
+    for x in xs:
+        pass
+    while False:
+        pass
+    return x
+
+
+@case((4,),)
+def for_with_unpacking_and_star(n):
+    out = []
+    for a, *b in [(i, i + 1, i + 2) for i in range(n)]:
+        out.append(a + sum(b))
+    return out
+
+
+@case(([1, 2, 3],),)
+def for_over_modified_list(xs):
+    for x in xs:
+        if x < 10:
+            xs.append(x * 10)
+    return xs

@@ -1,0 +1,194 @@
+"""``with``: several items, ``as`` targets (names, tuples, attributes), no target,
+exceptions and suppression, and ``return``/``break``/``continue`` inside."""
+import contextlib
+from types import SimpleNamespace
+
+from ._harness import CM, case
+
+
+@case(([],),)
+def with_single(log):
+    with CM(log, "a") as v:
+        log.append("body " + v)
+    return log
+
+
+@case(([],),)
+def with_no_target(log):
+    with CM(log, "a"):
+        log.append("body")
+    return log
+
+
+@case(([],),)
+def with_several_items(log):
+    with CM(log, "a") as a, CM(log, "b"), CM(log, "c") as c:
+        log.append(a + c)
+    return log
+
+
+@case(([],),)
+def with_nested(log):
+    with CM(log, "outer") as o:
+        with CM(log, "inner") as i:
+            log.append(o + i)
+        log.append("between")
+    return log
+
+
+@case(([],),)
+def with_tuple_target(log):
+    with CM(log, "t", value=(1, (2, 3))) as (a, (b, c)):
+        log.append(a + b + c)
+    with CM(log, "s", value=[4, 5, 6]) as (first, *rest):
+        log.append((first, rest))
+    return log
+
+
+@case(([],),)
+def with_attribute_and_subscript_targets(log):
+    ns = SimpleNamespace()
+    d = {}
+    with CM(log, "a") as ns.value, CM(log, "b") as d["k"]:
+        pass
+    return log, ns.value, d
+
+
+@case(([], False), ([], True))
+def with_exception_propagates(log, fail):
+    with CM(log, "a"):
+        if fail:
+            raise ValueError("inside")
+        log.append("body")
+    return log
+
+
+@case(([],),)
+def with_exception_suppressed(log):
+    with CM(log, "outer"):
+        with CM(log, "suppressor", suppress=True):
+            raise KeyError("gone")
+        log.append("after inner")
+    return log
+
+
+@case(([], 0), ([], 1))
+def return_inside_with(log, early):
+    with CM(log, "a"):
+        if early:
+            return "early"
+        log.append("late")
+    return "end"
+
+
+@case(([],),)
+def return_inside_nested_with(log):
+    with CM(log, "a"):
+        with CM(log, "b"):
+            return "from inner"
+
+
+@case(([], 4), ([], 3))
+def break_continue_inside_with_in_loop(log, n):
+    for i in range(n):
+        with CM(log, "cm%d" % i):
+            if i == 1:
+                continue
+            if i == 3:
+                break
+            log.append(i)
+    else:
+        log.append("else")
+    return log
+
+
+@case(([], "ok"), ([], "value"), ([], "key"))
+def with_inside_try(log, kind):
+    try:
+        with CM(log, "a"):
+            if kind == "value":
+                raise ValueError
+            if kind == "key":
+                raise KeyError
+    except ValueError:
+        log.append("value handled")
+    finally:
+        log.append("finally")
+    return log
+
+
+@case(([], 0), ([], 1))
+def try_inside_with(log, fail):
+    with CM(log, "a"):
+        try:
+            if fail:
+                raise ValueError("x")
+        except ValueError:
+            log.append("handled")
+        else:
+            log.append("no error")
+    return log
+
+
+@case(([],),)
+def with_contextlib_helpers(log):
+    with contextlib.suppress(ZeroDivisionError):
+        log.append(1 // 0)
+    with contextlib.ExitStack() as stack:
+        for name in "xy":
+            stack.enter_context(CM(log, name))
+        log.append("stacked")
+    return log
+
+
+@case(([],),)
+def with_generator_context_manager(log):
+    @contextlib.contextmanager
+    def managed(name):
+        log.append("setup " + name)
+        try:
+            yield name.upper()
+        finally:
+            log.append("teardown " + name)
+
+    with managed("a") as a, managed("b") as b:
+        log.append(a + b)
+    return log
+
+
+@case(([], True), ([], False))
+def with_enter_fails_for_second_item(log, fail):
+    class MaybeBroken:
+        def __enter__(self):
+            if fail:
+                raise RuntimeError("enter failed")
+
+        def __exit__(self, *exc):
+            log.append("exit maybe-broken")
+
+    try:
+        with CM(log, "first"), MaybeBroken():
+            log.append("body")
+    except RuntimeError as e:
+        log.append(str(e))
+    return log
+
+
+@case(([], 2),)
+def with_in_while_true(log, n):
+    i = 0
+    while True:
+        with CM(log, "w%d" % i):
+            i += 1
+            if i >= n:
+                break
+    return log
+
+
+@case(([], 0), ([], 1))
+def with_then_code_after(log, flag):
+    with CM(log, "a") as a:
+        value = a * 2
+    if flag:
+        value += "!"
+    return value
