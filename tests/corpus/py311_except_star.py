@@ -1,0 +1,84 @@
+# min-python: 3.11
+"""``except*`` and exception groups."""
+from ._harness import case
+
+
+def group(*kinds):
+    return ExceptionGroup("group", [kind("e%d" % i) for i, kind in enumerate(kinds)])
+
+
+@case(((ValueError,),), ((ValueError, TypeError),), ((TypeError,),), ((KeyError,),))
+def except_star_typed(kinds):
+    log = []
+    try:
+        raise group(*kinds)
+    except* ValueError as eg:
+        log.append(("value", len(eg.exceptions)))
+    except* TypeError as eg:
+        log.append(("type", [str(e) for e in eg.exceptions]))
+    return log
+
+
+@case(((ValueError, KeyError),), ((KeyError,),), ((OSError,),))
+def except_star_tuple_and_leftovers(kinds):
+    log = []
+    try:
+        try:
+            raise group(*kinds)
+        except* (ValueError, TypeError):
+            log.append("value or type")
+        except* KeyError:
+            log.append("key")
+    except ExceptionGroup as rest:
+        log.append(("unhandled", [type(e).__name__ for e in rest.exceptions]))
+    return log
+
+
+@case((0,), (1,))
+def except_star_with_else_finally(n):
+    log = []
+    try:
+        if n:
+            raise group(ValueError)
+        log.append("body")
+    except* ValueError:
+        log.append("handled")
+    else:
+        log.append("else")
+    finally:
+        log.append("finally")
+    return log
+
+
+@case((0,), (1,))
+def except_star_naked_exception(n):
+    result = "fine"
+    try:
+        if n:
+            raise ValueError("naked")
+    except* ValueError as eg:
+        result = type(eg).__name__, [str(e) for e in eg.exceptions]
+    return result
+
+
+@case(((ValueError,),), ((TypeError,),))
+def except_star_reraise(kinds):
+    try:
+        raise group(*kinds)
+    except* ValueError:
+        raise
+    except* TypeError as eg:
+        raise RuntimeError("converted") from eg
+
+
+@case((1,), (0,))
+def except_star_in_loop(n):
+    out = []
+    for i in range(3):
+        try:
+            if i == n:
+                raise group(KeyError)
+            out.append(i)
+        except* KeyError:
+            out.append("key at %d" % i)
+    return out
