@@ -43,7 +43,7 @@ class _Nested:
                 [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]
                 and instrs[-2].argval is None and
                 not any(i.target == len(instrs) - 2 for i in instrs))
-        return decls + finish_body(stmts, is_function=(kind in ("function", "lambda")),
+        return decls + finish_body(stmts, is_function=(kind in ("function", "lambda", "module", "class")),
                                    unreachable_tail_return=tail)
 
     def _materialize(self, node):

@@ -40,6 +40,8 @@ class CFG:
                     handler_at[i] = e
         leaders = {0}
         for ins in instrs:
+            if ins.opname == "FOR_ITER":
+                leaders.add(ins.index)  # a loop head even when nothing jumps back to it
             if ins.target is not None:
                 leaders.add(ins.target)
                 leaders.add(ins.index + 1)
@@ -140,6 +142,17 @@ class CFG:
         """The first block (in layout order) that both ``a`` and ``b`` can reach."""
         both = self.reachable(a, sinks, limit) & self.reachable(b, sinks, limit)
         return min(both) if both else None
+
+    def through_jumps(self, bid):
+        """Follow blocks that are nothing but an unconditional jump."""
+        seen = set()
+        while bid in self.blocks and bid not in seen:
+            blk = self.blocks[bid]
+            if len(blk.instrs) != 1 or blk.last.opname != "JUMP":
+                break
+            seen.add(bid)
+            bid = self.target(blk.last)
+        return bid
 
     def fall(self, blk):
         """The block after ``blk`` in layout, following merged duplicates."""

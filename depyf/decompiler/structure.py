@@ -82,10 +82,14 @@ class Emitter:
         self._find_loops()
         self._classify_handlers()
         self._emitting_loops = set()
+        self._active = set()  # seq calls in progress, to refuse endless recursion
 
     # -- analysis -----------------------------------------------------------------------------
     def _find_loops(self):
         self.latches = {}
+        for blk in self.cfg.blocks.values():
+            if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
+                self.latches[blk.id] = []  # a for loop, even one whose body never loops back
         for blk in self.cfg.blocks.values():
             last = blk.last
             if last.target is not None and last.target <= last.index and \
@@ -181,6 +185,18 @@ class Emitter:
 
     def seq(self, bid, ctx, stack, enter=False):
         """Emit from block ``bid`` until ctx.stop; ``enter`` = bid is the loop head being emitted."""
+        key = (bid, ctx.stop, ctx.loop.header if ctx.loop else None, enter,
+               ctx.handler.target if ctx.handler else None, ctx.region_exit)
+        if key in self._active:
+            raise DecompilationError("control flow that does not nest (block %s reached again)" % bid,
+                                     function=self.code.co_name)
+        self._active.add(key)
+        try:
+            return self._seq(bid, ctx, stack, enter)
+        finally:
+            self._active.discard(key)
+
+    def _seq(self, bid, ctx, stack, enter):
         out = []
         stack = list(stack)
         first = enter
@@ -214,7 +230,10 @@ class Emitter:
                         if _same_entry(e, ctx.handler):
                             outer_pos = k + 1
                             break
-                if outer_pos < len(chain):
+                loop_first = (bid in self.latches and bid not in self._emitting_loops and
+                              not enter_now and outer_pos < len(chain) and
+                              not self.loop_body(bid) <= self.region_of(chain[outer_pos]))
+                if outer_pos < len(chain) and not loop_first:
                     entry = chain[outer_pos]
                     stmts, bid, stack = self.emit_protected(bid, entry, ctx, stack)
                     out.extend(stmts)
@@ -404,10 +423,8 @@ class Emitter:
             return deeper
         if len(st) != len(stack) - 1:
             return None
-        if tf == false_target:
-            return joined, tt, false_target
-        if tt == false_target:
-            return S.negate(joined) if False else None
+        if self.cfg.through_jumps(tf) == self.cfg.through_jumps(false_target):
+            return joined, tt, tf
         return None
 
     def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
@@ -542,9 +559,11 @@ class Emitter:
                 latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") and \
                 not (latch.id == header and self._starts_with_condition(latch)):
             pure = latch.id != header and self._pure_condition(latch, stack)
-            loop_stack = list(stack)
-            loop = Loop(header, None, body, {header, latch.id} if pure else {header})
-            body_stmts = []
+            jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
+            exit_ = fall if jump == header else jump
+            follow = self._loop_follow(body, [exit_], ctx) or exit_
+            loop = Loop(header, follow, body, {header, latch.id} if pure else {header})
+            body_stmts, loop_stack = [], list(stack)
             if latch.id != header:
                 inner = ctx.but(loop=loop, stop=latch.id)
                 body_stmts, loop_stack = self.seq(header, inner, stack, enter=True)
@@ -552,17 +571,8 @@ class Emitter:
                     loop_stack = list(stack)
             self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
             test, t_true, t_false, _ = self._condition(latch, loop_stack)
-            if t_true == header:
-                exit_ = t_false
-            else:
-                exit_, test = t_true, S.negate(test)
-            follow = self._loop_follow(body, [exit_], ctx) or exit_
-            if follow != exit_ or not pure and latch.id != header:
-                # breaks: re-emit with the follow known
-                loop = Loop(header, follow, body, loop.continue_targets)
-                if latch.id != header:
-                    body_stmts, _ = self.seq(header, ctx.but(loop=loop, stop=latch.id), stack, enter=True)
-                    self.ex.run(latch.instrs[:-1], list(stack), body_stmts)
+            if t_true != header:
+                test = S.negate(test)
             orelse = []
             if follow != exit_:
                 orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)

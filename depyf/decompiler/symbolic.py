@@ -121,6 +121,7 @@ class ImportName(Marker):
         self.fromlist = fromlist
         self.level = level
         self.attr_path = []  # IMPORT_FROM / LOAD_ATTR chain for `import a.b as c`
+        self.names = []  # `from m import x as y`: the (x, y) pairs stored so far
 
 
 class YieldFromIter(Marker):
@@ -375,17 +376,18 @@ class Executor:
 
     # -- stores -----------------------------------------------------------------------------
     def _store(self, target, stack, out):
-        value = stack.pop()
+        self._assign(target, stack.pop(), stack, out)
+
+    def _assign(self, target, value, stack, out):
         if isinstance(value, UnpackSlot):
-            value.unpack.targets.append(target)
-            if value.unpack.complete():
-                up = value.unpack
-                elts = list(up.targets)
+            up = value.unpack
+            up.targets.append(target)
+            if up.complete():
+                elts = [as_store(e) for e in up.targets]
                 if up.star_index is not None:
                     elts[up.star_index] = ast.Starred(value=elts[up.star_index], ctx=ast.Store())
-                tup = ast.Tuple(elts=[as_store(e) if not isinstance(e, ast.Starred) else e for e in elts],
-                                ctx=ast.Store())
-                self._store_value(tup, value.source, stack, out)
+                # nested targets (`for i, (a, b) in ...`) fill the enclosing unpack in turn
+                self._assign(ast.Tuple(elts=elts, ctx=ast.Store()), up.source, stack, out)
             return
         self._store_value(target, value, stack, out)
 
@@ -408,6 +410,13 @@ class Executor:
             return
         if isinstance(value, ImportName):
             out.append(self._import_stmt(value, target))
+            return
+        if isinstance(value, _FromItem) and isinstance(target, ast.Name):
+            value.imp.names.append(ast.alias(name=value.attr,
+                                             asname=None if value.attr == target.id else target.id))
+            return
+        if isinstance(value, _AttrChain) and isinstance(target, ast.Name):
+            out.append(ast.Import(names=[ast.alias(name=value.imp.module, asname=target.id)]))
             return
         if isinstance(value, ast.Call) and getattr(value, "_class_def", None) is not None and \
                 isinstance(target, ast.Name) and value._class_def.name == target.id:
@@ -500,6 +509,7 @@ class Executor:
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
         value = stack.pop()
         up = UnpackTarget(ins.arg)
+        up.source = value
         for _ in range(ins.arg):
             stack.append(UnpackSlot(up, value))
 
@@ -507,12 +517,17 @@ class Executor:
         value = stack.pop()
         before, after = ins.arg & 0xFF, ins.arg >> 8
         up = UnpackTarget(before + 1 + after, star_index=before)
+        up.source = value
         for _ in range(before + 1 + after):
             stack.append(UnpackSlot(up, value))
 
     # -- stack shuffles ---------------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):
         value = stack.pop()
+        if isinstance(value, ImportName) and value.names:
+            out.append(ast.ImportFrom(module=value.module or None, names=value.names,
+                                      level=value.level))
+            return
         if isinstance(value, WithExitCall):
             out.append(WithExitStmt(exit=value.exit))
             return
@@ -944,6 +959,9 @@ class Executor:
 
     def op_IMPORT_FROM(self, ins, stack, out):
         imp = stack[-1]
+        if isinstance(imp, _AttrChain):
+            stack.append(_AttrChain(imp.imp, ins.argval))
+            return
         if imp.fromlist:
             stack.append(_FromItem(imp, ins.argval))
         else:  # `import a.b.c as d` on 3.8-3.10

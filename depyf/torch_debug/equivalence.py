@@ -157,11 +157,11 @@ def reads_before_assignment(code):
     while work:
         i = work.pop()
         assigned = set(state[i])
-        ins = instrs[i]
-        if ins.opname in _STORE_LOCAL:
-            assigned.add(ins.argval)
-        elif ins.opname == "DELETE_FAST":
-            assigned.discard(ins.argval)
+        for kind, name in _local_accesses(instrs[i]):
+            if kind == "store":
+                assigned.add(name)
+            elif kind == "delete":
+                assigned.discard(name)
         assigned = frozenset(assigned)
         for j in succ[i]:
             old = state.get(j)
@@ -171,10 +171,33 @@ def reads_before_assignment(code):
                 work.append(j)
     bad = set()
     for i, ins in enumerate(instrs):
-        if ins.opname in _LOAD_LOCAL and i in state and ins.argval not in state[i]:
-            if ins.opname != "LOAD_FAST_AND_CLEAR" and ins.argval in full:
-                bad.add(ins.argval)
+        if i not in state:
+            continue
+        assigned = set(state[i])
+        for kind, name in _local_accesses(ins):
+            if kind == "load" and name not in assigned and name in full:
+                bad.add(name)
+            elif kind == "store":
+                assigned.add(name)
     return sorted(bad)
+
+
+def _local_accesses(ins):
+    """[(load|store|delete, name)] of one instruction, in order; handles the 3.13
+    super-instructions (LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST)."""
+    op, arg = ins.opname, ins.argval
+    if op in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
+        kinds = [part.lower() for part in op.split("_FAST")[:2]]
+        kinds = [k.strip("_") for k in kinds]
+        names = arg if isinstance(arg, tuple) else (arg,)
+        return list(zip(kinds, names))
+    if op in _STORE_LOCAL:
+        return [("store", arg)]
+    if op == "DELETE_FAST":
+        return [("delete", arg)]
+    if op in _LOAD_LOCAL and op != "LOAD_FAST_AND_CLEAR":  # that one may read unbound by design
+        return [("load", arg)]
+    return []
 
 
 def _nargs(code):

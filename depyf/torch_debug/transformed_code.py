@@ -94,18 +94,20 @@ def shape_source(source, func_name, original, dynamo_code):
         raise ValueError("decompiled source has no top-level def %s" % func_name)
     nargs = len(equivalence_args(original))
     pad = [n for n in original.co_varnames[nargs:] if n not in dynamo_code.co_freevars]
-    if pad:
-        first = node.body[0]
+    freevars = dynamo_code.co_freevars
+    if pad or freevars:
+        declarations = (ast.Global, ast.Nonlocal)
+        first = next((st for st in node.body if not isinstance(st, declarations)), node.body[-1])
         indent = " " * first.col_offset
         insert_at = first.lineno - 1
         if getattr(first, "decorator_list", None):
             insert_at = first.decorator_list[0].lineno - 1
-        pad_lines = [
-            indent + "if False:  # keeps the frame's local variables in Dynamo's order",
-            indent + "    " + " = ".join(pad) + " = None",
-        ]
+        pad_lines = [indent + "if False:  # keeps the frame shape Dynamo requires (never runs)"]
+        if pad:  # the original frame's local variables, in order
+            pad_lines.append(indent + "    " + " = ".join(pad) + " = None")
+        if freevars:  # every closure variable, even one the code does not use
+            pad_lines.append(indent + "    (%s,)" % ", ".join(freevars))
         lines[insert_at:insert_at] = pad_lines
-    freevars = dynamo_code.co_freevars
     if freevars:
         wrapper = "__closure_for_%s" % func_name
         body = ["    " + line if line.strip() else line for line in lines]
@@ -118,7 +120,7 @@ def shape_source(source, func_name, original, dynamo_code):
 
     def getter(module_code):
         for const in _code_consts(module_code):
-            if const.co_name == func_name and const.co_freevars == freevars:
+            if const.co_name == func_name:
                 return const
         return None
 

@@ -37,7 +37,7 @@ for _feature in __future__.all_feature_names:
     FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 # The outcome for one code object. ``stage`` is where it failed ("decompile", "compile",
-# "locate", "compare") or None; ``category`` groups failures for the worklist; ``reason``
+# "locate", "compare", or "not run" when the run's time budget was spent) or None; ``category`` groups failures for the worklist; ``reason``
 # is the first line of the failure.
 Result = namedtuple(
     "Result",
