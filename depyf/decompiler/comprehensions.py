@@ -7,6 +7,11 @@ from . import symbolic as S
 
 def _generators(stmts, generators):
     """Walk nested for/if down to the append/yield; return the element node(s)."""
+    if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If) and not stmts[0].orelse \
+            and len(stmts[0].body) == 1 and isinstance(stmts[0].body[0], ast.Continue):
+        # `if not c: continue` then the rest: the filter `if c`
+        generators[-1].ifs.append(S.negate(stmts[0].test))
+        return _generators(stmts[1:], generators)
     if len(stmts) != 1:
         raise DecompilationError("comprehension body has %d statements" % len(stmts))
     s = stmts[0]

@@ -548,6 +548,13 @@ class Emitter:
         node = (ast.AsyncFor if is_async else ast.For)(
             target=target, iter=iter_expr, body=body_stmts or [ast.Pass()], orelse=orelse,
             type_comment=None)
+        acc = stack[-1] if stack else None
+        if isinstance(acc, (ast.List, ast.Set, ast.Dict)) and _appends_to(body_stmts, acc):
+            # 3.12+ inlined comprehension: the loop builds a value on the stack
+            from .comprehensions import comprehension_from_body
+            from .rewrite import _fix
+            stack = stack[:-1] + [comprehension_from_body(self.code, _fix([node]), iter_expr)]
+            return [], follow, stack
         return [node], follow, stack
 
     def _emit_while(self, blk, body, ctx, stack):
@@ -795,6 +802,18 @@ def _take_target(stmts):
     if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ForItem):
         return ast.Name(id="_", ctx=ast.Store()), stmts[1:]
     raise DecompilationError("for loop without a target")
+
+
+def _appends_to(stmts, acc):
+    """Whether a comprehension-append to ``acc`` occurs in ``stmts`` (at any depth)."""
+    for st in stmts:
+        if isinstance(st, S.AppendStmt) and st.acc is acc:
+            return True
+        for field in ("body", "orelse"):
+            inner = getattr(st, field, None)
+            if isinstance(inner, list) and _appends_to(inner, acc):
+                return True
+    return False
 
 
 def _has_other_paths(stmts):
