@@ -431,3 +431,60 @@ def reraise_caught_exception_object(n):
     except ZeroDivisionError as e:
         raise e.with_traceback(None)
     return n
+
+
+@case(([1, 2, 3],),)
+def continue_in_finally(xs):
+    log = []
+    for x in xs:
+        try:
+            if x == 2:
+                raise ValueError("dropped by continue")
+            log.append(x)
+        finally:
+            log.append("f%d" % x)
+            continue
+    return log
+
+
+@case((0,), (1,), (2,), (5,))
+def return_in_with_in_try_finally_in_loop(n):
+    from ._harness import CM
+
+    log = []
+    for i in range(3):
+        try:
+            with CM(log, "cm%d" % i):
+                if i == n:
+                    return log
+        finally:
+            log.append("finally %d" % i)
+    log.append("loop done")
+    return log
+
+
+@case(([1, 3],), ([2, 3],), ([],))
+def for_else_inside_try_with_return_in_else(xs):
+    try:
+        for x in xs:
+            if x % 2 == 0:
+                break
+        else:
+            return "no even", len(xs)
+        return "even", x
+    finally:
+        print("checked", xs)
+
+
+@case((3,), (0,))
+def with_inside_except_handler(n):
+    from ._harness import CM
+
+    log = []
+    try:
+        1 // n
+        log.append("divided")
+    except ZeroDivisionError:
+        with CM(log, "handler"):
+            log.append("in handler")
+    return log
