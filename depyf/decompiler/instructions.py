@@ -220,6 +220,26 @@ def _exception_table_blockstack(instrs):
     return entries
 
 
+def _fold_backward_cond_jumps(out):
+    """POP_JUMP_IF_X L; JUMP_BACKWARD H; L:  ->  POP_JUMP_IF_NOT_X H (targets are offsets)."""
+    targeted = {ins.target for ins in out if ins.target is not None}
+    keep = []
+    i = 0
+    while i < len(out):
+        ins = out[i]
+        if (ins.opname in V.INVERSE_COND and i + 2 < len(out) and out[i + 1].opname == "JUMP"
+                and out[i + 1].target is not None and out[i + 1].target < out[i + 1].offset
+                and ins.target == out[i + 2].offset and out[i + 1].offset not in targeted
+                and out[i + 1].offset != out[i + 2].offset):
+            keep.append(Instr(V.INVERSE_COND[ins.opname], ins.arg, ins.argval, ins.offset,
+                              ins.line, out[i + 1].target))
+            i += 2
+            continue
+        keep.append(ins)
+        i += 1
+    return keep
+
+
 def normalize(code):
     """Return (instrs, exception_entries) for ``code``; jump targets are indexes."""
     out = []
@@ -243,6 +263,12 @@ def normalize(code):
             ins.line = line
             ins.index = len(out)
             out.append(ins)
+    if V.FOLD_BACKWARD_COND_JUMPS:
+        out = _fold_backward_cond_jumps(out)
+    offset_first = {}
+    for idx, ins in enumerate(out):
+        ins.index = idx
+        offset_first.setdefault(ins.offset, idx)
     end = len(out)
 
     def offset_to_index(off):

@@ -549,7 +549,8 @@ class Emitter:
             target=target, iter=iter_expr, body=body_stmts or [ast.Pass()], orelse=orelse,
             type_comment=None)
         acc = stack[-1] if stack else None
-        if isinstance(acc, (ast.List, ast.Set, ast.Dict)) and _appends_to(body_stmts, acc):
+        if V.INLINED_COMPREHENSIONS and isinstance(acc, (ast.List, ast.Set, ast.Dict)) and \
+                _appends_to(body_stmts, acc):
             # 3.12+ inlined comprehension: the loop builds a value on the stack
             from .comprehensions import comprehension_from_body
             from .rewrite import _fix
@@ -710,8 +711,23 @@ class Emitter:
         raise DecompilationError("unexpected instruction after a with exit", opname=op,
                                  offset=last.offset, function=self.code.co_name)
 
+    def _handler_is_finally(self, entry):
+        """A finally handler re-raises without ever testing the exception's type."""
+        i = entry.target
+        instrs = self.cfg.instrs
+        ops = [ins.opname for ins in instrs[i:i + 3]]
+        if ops[:1] == ["PUSH_EXC_INFO"]:
+            ops = ops[1:]
+        return not (ops[:1] == ["POP_TOP"] or "CHECK_EXC_MATCH" in [x.opname for x in instrs[i:i + 8]]
+                    or "EXC_MATCH_POP2" in [x.opname for x in instrs[i:i + 8]])
+
     def _emit_try(self, bid, entry, inner, ctx, stack, exit_block):
         body, body_stack = self.seq(bid, inner, stack)
+        if body_stack is not None and len(body_stack) == len(stack) + 1 and exit_block is not None \
+                and [i.opname for i in self.cfg[exit_block].instrs] == ["RETURN_VALUE"]:
+            # `return x` in the body: 3.11+ leaves the RETURN_VALUE itself unprotected
+            body.append(ast.Return(value=body_stack[-1]))
+            body_stack, exit_block = None, None
         handler_stack = stack[:entry.depth] if self._is_311() else list(stack)
         if self._is_311():
             handler_stack = list(stack) + [S.ExcValue()]
@@ -727,6 +743,10 @@ class Emitter:
             before = self.cfg.instrs[entry.target - 1]
             if before.opname == "JUMP" and before.target > entry.target:
                 follow = self.cfg.target(before)
+            elif exit_block is not None and exit_block < entry.target and \
+                    self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry):
+                # 3.12+ moves handlers to the end: the body runs straight on
+                follow = exit_block
         hctx = ctx.but(stop=follow)
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
         from .rewrite import build_try

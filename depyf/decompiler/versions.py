@@ -86,3 +86,13 @@ def compare_op_name(argval, argrepr):
 # Where SEND (3.11+ `await` / `yield from` loop) leaves the result: 3.12+ keeps the
 # iterator below it for END_SEND to remove.
 SEND_KEEPS_ITER = PY >= (3, 12)
+
+# 3.12+ has no backward conditional jumps: `if not c: continue`-like code becomes
+# POP_JUMP_IF_X over a JUMP_BACKWARD. Normalization folds the pair back into one
+# backward conditional jump, as 3.11 writes it, so loops look alike on every version.
+FOLD_BACKWARD_COND_JUMPS = PY >= (3, 12)
+
+INVERSE_COND = {
+    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
+}
