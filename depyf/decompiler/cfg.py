@@ -127,6 +127,37 @@ class CFG:
                 seen[key] = bid
         return alias
 
+    def dominators(self):
+        """Dominator sets (as bit masks over ``order``), exception edges included."""
+        index = {b: k for k, b in enumerate(self.order)}
+        succs = {}
+        for b in self.order:
+            blk = self.blocks[b]
+            out = list(blk.succs)
+            if blk.handler is not None and blk.handler.target in self.blocks:
+                out.append(blk.handler.target)
+            succs[b] = out
+        preds = {b: [] for b in self.order}
+        for b, out in succs.items():
+            for t in out:
+                if t in preds:
+                    preds[t].append(b)
+        full = (1 << len(self.order)) - 1
+        dom = {b: full for b in self.order}
+        dom[self.order[0]] = 1 << index[self.order[0]]
+        changed = True
+        while changed:
+            changed = False
+            for b in self.order[1:]:
+                acc = full
+                for p in preds[b]:
+                    acc &= dom[p]
+                new = acc | (1 << index[b])
+                if new != dom[b]:
+                    dom[b] = new
+                    changed = True
+        return dom, index
+
     def reachable(self, start, sinks, limit=None):
         seen = set()
         work = [start]

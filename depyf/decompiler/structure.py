@@ -90,12 +90,17 @@ class Emitter:
         for blk in self.cfg.blocks.values():
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
                 self.latches[blk.id] = []  # a for loop, even one whose body never loops back
+        dom, index = self.cfg.dominators()
         for blk in self.cfg.blocks.values():
             last = blk.last
-            if last.target is not None and last.target <= last.index and \
-                    last.opname in COND | {"JUMP"} and \
-                    self.cfg[last.target].last.opname != "SEND":
-                self.latches.setdefault(last.target, []).append(blk.id)
+            if last.target is None or last.opname not in COND | {"JUMP"}:
+                continue
+            head = self.cfg.target(last)
+            # a back edge goes to a block that dominates its source (handlers placed after
+            # the code they return to jump backwards without looping)
+            if head in index and blk.id in dom and dom[blk.id] >> index[head] & 1 and \
+                    self.cfg[head].last.opname != "SEND":
+                self.latches.setdefault(head, []).append(blk.id)
 
     def loop_body(self, header):
         body = {header}

@@ -18,6 +18,9 @@ Instructions (from ``dis.get_instructions``, one ``Instr(opname, arg)`` each):
     variables by string (never by table index), plus the flag bits the raw argument also
     carries (``LOAD_GLOBAL``'s push-NULL bit, ``LOAD_ATTR``'s method bit, ``COMPARE_OP``'s
     to-bool bit all show in ``argrepr``).
+  - 3.13's super-instructions ``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST`` and
+    ``STORE_FAST_STORE_FAST`` are split into their two halves: the compiler only fuses
+    two instructions that carry the same line number, so fusing is a line-number artifact.
   - line numbers and positions are not part of the record at all; the one line number
     that is an operand (3.13+ class bodies: ``__firstlineno__ = <int>``) is masked.
 
@@ -61,6 +64,13 @@ CONST_OPS = frozenset(dis.opname[op] for op in dis.hasconst if op < len(dis.opna
 HAS_EXCEPTION_TABLE = sys.version_info >= (3, 11)
 
 
+SUPER_INSTRUCTIONS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}
+
+
 def normalize_const(value):
     """``(type name, value)`` with containers and code objects normalized recursively."""
     if isinstance(value, types.CodeType):
@@ -81,6 +91,12 @@ def normalize(code):
     instructions = []
     for ins in raw:
         if ins.opname in DROPPED_OPS:
+            continue
+        if ins.opname in SUPER_INSTRUCTIONS:
+            first, second = SUPER_INSTRUCTIONS[ins.opname]
+            a, b = ins.argval
+            instructions.append(Instr(first, (a, a)))
+            instructions.append(Instr(second, (b, b)))
             continue
         if ins.arg is None:
             arg = None
@@ -123,7 +139,7 @@ def _index_of_offsets(code, raw):
     for ins in raw:
         kept_before[ins.offset] = count
         if ins.opname not in DROPPED_OPS:
-            count += 1
+            count += 2 if ins.opname in SUPER_INSTRUCTIONS else 1
     offsets = sorted(kept_before)
     end = len(code.co_code)
 
