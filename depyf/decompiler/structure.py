@@ -240,7 +240,7 @@ class Emitter:
                               not self.loop_body(bid) <= self.region_of(chain[outer_pos]))
                 if outer_pos < len(chain) and not loop_first:
                     entry = chain[outer_pos]
-                    stmts, bid, stack = self.emit_protected(bid, entry, ctx, stack)
+                    stmts, bid, stack = self.emit_protected(bid, entry, ctx, stack, enter_now)
                     out.extend(stmts)
                     if stack is None:
                         return out, None
@@ -618,7 +618,7 @@ class Emitter:
         return not out and len(st) == len(stack) + 1
 
     # -- protected regions (try / with) ------------------------------------------------------
-    def emit_protected(self, bid, entry, ctx, stack):
+    def emit_protected(self, bid, entry, ctx, stack, enter=False):
         kind = self.handler_kind.get(entry.target, "try")
         region = self.region_of(entry)
         region_end = max(self.cfg[b].end for b in region)
@@ -627,6 +627,7 @@ class Emitter:
         if region_end in self.cfg.blocks and any(region_end in self.cfg[b].succs for b in region):
             exit_block = region_end  # the body falls out of its region here
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
+        self._enter = enter  # the region starts at the head of the loop being emitted
         if kind == "with":
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block)
         return self._emit_try(bid, entry, inner, ctx, stack, exit_block)
@@ -639,7 +640,7 @@ class Emitter:
                 break
         if exit_marker is None:
             raise DecompilationError("with block without a context manager", function=self.code.co_name)
-        body, body_stack = self.seq(bid, inner, stack)
+        body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
         target = None
         if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, S.EnterResult):
             target = body[0].targets[0]
@@ -658,12 +659,40 @@ class Emitter:
             items=[item], body=body or [ast.Pass()], type_comment=None)
         node._exit = exit_marker
         if body_stack is None:
-            return [node], None, None
+            # the body never falls out, but a suppressing __exit__ resumes after the with
+            cont = self._with_suppressed_exit(entry)
+            if cont is None:
+                return [node], None, None
+            return [node], cont, [v for v in stack if v is not exit_marker]
         # normal exit: the exit call, then on
         st = [v for v in body_stack if v is not exit_marker]
         rest, st2 = self.seq(exit_block, ctx.but(stop=ctx.stop), body_stack) if False else ([], None)
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
         return [node] + tail_stmts, nxt, st
+
+    def _with_suppressed_exit(self, entry):
+        """Where a with's handler continues when __exit__ returned true (or None)."""
+        blk = self.cfg[entry.target]
+        seen = set()
+        # to the branch taken when __exit__ suppressed the exception
+        while blk.last.opname not in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+            if blk.id in seen or not blk.succs:
+                return None
+            seen.add(blk.id)
+            blk = self.cfg[blk.succs[0]]
+        blk = self.cfg[self.cfg.target(blk.last) if blk.last.opname == "POP_JUMP_IF_TRUE"
+                       else self.cfg.fall(blk)]
+        # then past the POP_EXCEPT that ends the handler
+        while True:
+            if blk.id in seen:
+                return None
+            seen.add(blk.id)
+            if any(i.opname == "POP_EXCEPT" for i in blk.instrs):
+                nxt = blk.succs[0] if blk.succs else None
+                return nxt
+            if len(blk.succs) != 1:
+                return None
+            blk = self.cfg[blk.succs[0]]
 
     def _skip_with_exit(self, bid, exit_marker, ctx, stack):
         """Run the normal-exit call block(s) of a with statement; continue after them."""
@@ -727,7 +756,7 @@ class Emitter:
                     or "EXC_MATCH_POP2" in [x.opname for x in instrs[i:i + 8]])
 
     def _emit_try(self, bid, entry, inner, ctx, stack, exit_block):
-        body, body_stack = self.seq(bid, inner, stack)
+        body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
         if body_stack is not None and len(body_stack) == len(stack) + 1 and exit_block is not None \
                 and [i.opname for i in self.cfg[exit_block].instrs] == ["RETURN_VALUE"]:
             # `return x` in the body: 3.11+ leaves the RETURN_VALUE itself unprotected

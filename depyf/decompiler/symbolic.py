@@ -278,7 +278,10 @@ class Executor:
     # -- the main loop --------------------------------------------------------------------
     def run(self, instrs, stack, out):
         """Execute ``instrs`` (no control flow among them) on ``stack``, appending stmts."""
+        # values below ``_base`` were on the stack when the current statement began
+        self._base = len(stack)
         for ins in instrs:
+            emitted = len(out)
             handler = getattr(self, "op_" + ins.opname, None)
             if handler is None:
                 raise DecompilationError("unsupported instruction", function=self.code.co_name,
@@ -295,6 +298,8 @@ class Executor:
                 raise DecompilationError("unexpected stack state (%s: %s)" % (type(exc).__name__, exc),
                                          function=self.code.co_name, opname=ins.opname,
                                          offset=ins.offset) from None
+            if len(out) != emitted:
+                self._base = len(stack)
 
     # -- loads ------------------------------------------------------------------------------
     def op_LOAD_CONST(self, ins, stack, out):
@@ -440,8 +445,9 @@ class Executor:
         group = self._group
         pos = self._order.get(id(value), len(stack))
         group.append((pos, as_store(target), value))
-        if stack and not isinstance(stack[-1], Marker) and isinstance(stack[-1], ast.expr):
-            return
+        if len(stack) > getattr(self, "_base", 0) and not isinstance(stack[-1], Marker) and \
+                isinstance(stack[-1], ast.expr):
+            return  # more values of this statement wait for their targets
         self._group = []
         if len(group) == 1:
             out.append(ast.Assign(targets=[group[0][1]], value=value))
