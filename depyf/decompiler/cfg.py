@@ -45,6 +45,9 @@ class CFG:
             if ins.target is not None:
                 leaders.add(ins.target)
                 leaders.add(ins.index + 1)
+            if ins.opname == "END_FINALLY":  # 3.8: ends a finally body / re-raises
+                leaders.add(ins.index)
+                leaders.add(ins.index + 1)
             if ins.opname in NO_FALLTHROUGH or ins.opname in ("BEFORE_WITH", "BEFORE_ASYNC_WITH",
                                                               "SETUP_WITH", "SETUP_FINALLY",
                                                               "SETUP_ASYNC_WITH", "POP_BLOCK"):
@@ -73,7 +76,7 @@ class CFG:
             if last.opname not in NO_FALLTHROUGH and blk.end < n:
                 succ.append(blk.end)
             if last.target is not None and last.opname not in ("SETUP_FINALLY", "SETUP_WITH",
-                                                               "SETUP_ASYNC_WITH"):
+                                                               "SETUP_ASYNC_WITH", "CALL_FINALLY"):
                 succ.append(last.target)
             blk.succs = succ
         self.alias = self._merge_duplicate_exits()

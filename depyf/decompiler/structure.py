@@ -253,6 +253,16 @@ class Emitter:
                 continue
             body = blk.instrs
             last = blk.last
+            if last.opname == "END_FINALLY" and len(body) == 1:
+                # 3.8: re-raises a pending exception, or ends a finally body run normally
+                if stack and isinstance(stack[-1], S.ExcValue):
+                    out.append(ast.Raise(exc=None, cause=None))
+                    return out, None
+                self.ex.run(body, stack, out)
+                bid = self.cfg.fall(blk)
+                if bid is None:
+                    return out, stack
+                continue
             control = last.opname in COND or last.opname in ("JUMP", "FOR_ITER", "RETURN_VALUE",
                                                              "RAISE_VARARGS", "RERAISE", "SEND",
                                                              "YIELD_VALUE_JUMP")
@@ -755,7 +765,35 @@ class Emitter:
         return not (ops[:1] == ["POP_TOP"] or "CHECK_EXC_MATCH" in [x.opname for x in instrs[i:i + 8]]
                     or "EXC_MATCH_POP2" in [x.opname for x in instrs[i:i + 8]])
 
+    def _end_finally_of(self, start):
+        """3.8: the END_FINALLY closing the finally body that begins at ``start``."""
+        depth = 0
+        for ins in self.cfg.instrs[start:]:
+            if ins.opname in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                depth += 1
+            elif ins.opname == "END_FINALLY":
+                if depth == 0:
+                    return ins.index
+                depth -= 1
+        return None
+
+    def _emit_try_38(self, bid, entry, inner, ctx, stack):
+        """3.8 try/finally: the normal path falls into the finally body, which ends in
+        END_FINALLY (returns and breaks reach it through CALL_FINALLY instead)."""
+        end = self._end_finally_of(entry.target)
+        if end is None:
+            raise DecompilationError("finally without END_FINALLY", function=self.code.co_name)
+        body, body_stack = self.seq(bid, inner.but(region_exit=entry.target), stack, enter=self._enter)
+        final, _ = self.seq(entry.target, ctx.but(stop=end), stack + [S.FinallyMarker()])
+        node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        nxt = self.cfg.fall(self.cfg[end])
+        if body_stack is None:
+            return [node], None, None
+        return [node], nxt, stack
+
     def _emit_try(self, bid, entry, inner, ctx, stack, exit_block):
+        if exit_block is not None and exit_block == entry.target:
+            return self._emit_try_38(bid, entry, inner, ctx, stack)
         body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
         if body_stack is not None and len(body_stack) == len(stack) + 1 and exit_block is not None \
                 and [i.opname for i in self.cfg[exit_block].instrs] == ["RETURN_VALUE"]:

@@ -1082,6 +1082,10 @@ class Executor:
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         pass
 
+    def op_END_FINALLY(self, ins, stack, out):
+        if stack and isinstance(stack[-1], FinallyMarker):
+            stack.pop()
+
 
 class _GetIter(Marker):
     def __init__(self, value, is_async=False):
