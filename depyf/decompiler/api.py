@@ -217,8 +217,17 @@ class Decompiler:
                   overwite_fn_name=None):
         name = overwrite_fn_name or overwite_fn_name or self.code.co_name
         self.bindings = {}
-        node = self.to_ast(name, temp_prefix)
-        return unparse(node, indentation)
+        try:
+            node = self.to_ast(name, temp_prefix)
+            return unparse(node, indentation)
+        except DecompilationError as err:
+            if err.function is None:  # say which function, whatever stage noticed
+                raise DecompilationError(err.reason, function=self.code.co_name,
+                                         opname=err.opname, offset=err.offset) from None
+            raise
+        except RecursionError:
+            raise DecompilationError("nesting too deep to decompile",
+                                     function=self.code.co_name) from None
 
     def to_ast(self, name=None, temp_prefix="__temp_"):
         nested = _Nested(self.bindings, temp_prefix)
@@ -256,7 +265,7 @@ def _unwrap(obj):
         seen += 1
         if isinstance(obj, types.CodeType):
             return obj, None
-        if isinstance(obj, types.FunctionType):
+        if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__"):
             return obj.__code__, obj
         if isinstance(obj, (types.MethodType,)):
             obj = obj.__func__

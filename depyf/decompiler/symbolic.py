@@ -978,7 +978,16 @@ class Executor:
         out.append(ast.ImportFrom(module=imp.module, names=[ast.alias(name="*", asname=None)],
                                   level=imp.level))
 
+    def _only_outside_functions(self, ins):
+        # CO_OPTIMIZED marks function bodies; these opcodes belong to module/class bodies
+        # (or the interactive prompt), so a function holding one was not compiled from source
+        if self.code.co_flags & 0x1:
+            raise DecompilationError("%s cannot appear in a function body" % ins.opname,
+                                     function=self.code.co_name, opname=ins.opname,
+                                     offset=ins.offset)
+
     def op_SETUP_ANNOTATIONS(self, ins, stack, out):
+        self._only_outside_functions(ins)
         out.append(_SetupAnnotations())
 
     # -- generators and coroutines --------------------------------------------------------
@@ -1019,6 +1028,7 @@ class Executor:
         stack.append(value)
 
     def op_PRINT_EXPR(self, ins, stack, out):
+        self._only_outside_functions(ins)
         out.append(ast.Expr(value=stack.pop()))
 
     def op_POP_EXCEPT(self, ins, stack, out):
