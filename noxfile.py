@@ -13,11 +13,17 @@ instead of pyenv shims that refuse to run. Virtual environments are reused betwe
 configuration as outside (pip.conf and PIP_* variables: the local torch wheel folder and
 PyPI).
 """
+import contextlib
 import glob
 import os
 import subprocess
 
 import nox
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no parallel streams there, no lock needed
+    fcntl = None
 
 PYTHONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
 TORCH_PYTHON = "3.11"
@@ -66,8 +72,25 @@ def _put_pyenv_interpreters_on_path():
 _put_pyenv_interpreters_on_path()
 
 
+@contextlib.contextmanager
+def _checkout_lock():
+    # run_tests.sh runs two nox processes at once; an editable install writes build
+    # metadata into the checkout, so those installs take turns.
+    if fcntl is None:
+        yield
+        return
+    os.makedirs(".nox", exist_ok=True)
+    with open(os.path.join(".nox", ".install-lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _install_depyf(session, *extra_requirements, extras=""):
-    session.install("-e", "." + extras, *extra_requirements)
+    with _checkout_lock():
+        session.install("-e", "." + extras, *extra_requirements)
 
 
 @nox.session(python=PYTHONS)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The test command: the whole matrix defined in noxfile.py, i.e.
 #   tests-3.8 .. tests-3.13       pytest (decompiler, verify, semantic corpus)
-#   roundtrip-3.8 .. -3.13        stdlib round trip on a fixed sample
+#   roundtrip-3.8 .. -3.13        stdlib round trip (python -m depyf.verify)
 #   torch                         torch.compile integration tests, Python 3.11, torch 2.13.0
-# Extra arguments go to nox, e.g. ./run_tests.sh -s tests-3.12   or   ./run_tests.sh -R
+# With no arguments it runs two nox processes side by side (one per core): the `tests`
+# sessions in the foreground, `torch` then `roundtrip` in the background, whose output
+# is printed when they finish. DEPYF_TEST_JOBS=1 runs everything in one stream.
+# Arguments go to a single nox run, e.g. ./run_tests.sh -s tests-3.12   or   ./run_tests.sh -R
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -18,24 +21,39 @@ if ! "$DRIVER" -m nox --version >/dev/null 2>&1; then
     "$DRIVER" -m pip install --quiet nox || exit 1
 fi
 
-report=$(mktemp "${TMPDIR:-/tmp}/depyf-nox-report.XXXXXX.json")
-trap 'rm -f "$report"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/depyf-tests.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
-"$DRIVER" -m nox --report "$report" "$@"
-status=$?
+
+if [ $# -eq 0 ] && [ "${DEPYF_TEST_JOBS:-2}" -ge 2 ]; then
+    "$DRIVER" -m nox --report "$work/report-b.json" -s torch roundtrip >"$work/stream-b.log" 2>&1 &
+    pid_b=$!
+    "$DRIVER" -m nox --report "$work/report-a.json" -s tests
+    status_a=$?
+    wait "$pid_b"
+    status_b=$?
+    echo
+    echo "======== second stream (torch, roundtrip), run alongside the one above ========"
+    cat "$work/stream-b.log"
+    status=$(( status_a != 0 ? status_a : status_b ))
+else
+    "$DRIVER" -m nox --report "$work/report-a.json" "$@"
+    status=$?
+fi
 echo "matrix wall time: $(( $(date +%s) - start )) s"
 
 # One closing line for the whole matrix, counted in nox sessions.
-"$DRIVER" - "$report" <<'PY' || true
-import json, sys
-try:
-    sessions = json.load(open(sys.argv[1]))["sessions"]
-except Exception:
-    sys.exit(0)
+"$DRIVER" - "$work" <<'PY' || true
+import glob, json, os, sys
+sessions = []
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "report-*.json"))):
+    try:
+        sessions += json.load(open(path))["sessions"]
+    except Exception:
+        pass
 count = {}
 for s in sessions:
     count[s["result"]] = count.get(s["result"], 0) + 1
-for s in sessions:
     print("  %-16s %s" % ((s.get("signatures") or [s["name"]])[0], s["result"]))
 line = "nox sessions: %d passed, %d failed" % (count.get("success", 0), count.get("failed", 0))
 if count.get("skipped"):
