@@ -14,6 +14,7 @@ from . import versions as V
 from .instructions import normalize
 from .printer import unparse
 from .rewrite import finish_body
+from .selfcheck import check
 from .signature import build_arguments
 from .structure import Emitter
 
@@ -219,7 +220,9 @@ class Decompiler:
         self.bindings = {}
         try:
             node = self.to_ast(name, temp_prefix)
-            return unparse(node, indentation)
+            text = unparse(node, indentation)
+            check(self.code, text, node.name)
+            return text
         except DecompilationError as err:
             if err.function is None:  # say which function, whatever stage noticed
                 raise DecompilationError(err.reason, function=self.code.co_name,

@@ -9,6 +9,16 @@ NO_FALLTHROUGH = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "END_FINAL
 BRANCHES = COND_JUMPS | {"FOR_ITER", "SEND"}
 
 
+def _exit_key(instrs):
+    """What makes two exit blocks interchangeable: same instructions and, except for a
+    bare re-raise or an implicit `return None` (copied without a line), the same line."""
+    ops = tuple((i.opname, i.arg) for i in instrs)
+    if [i.opname for i in instrs] == ["RERAISE"] or (
+            [i.opname for i in instrs] == ["LOAD_CONST", "RETURN_VALUE"] and instrs[0].argval is None):
+        return ops
+    return ops + tuple(i.line for i in instrs)
+
+
 class Block:
     __slots__ = ("id", "instrs", "handler", "succs", "preds", "end")
 
@@ -98,15 +108,15 @@ class CFG:
         """
         groups = {}
         for ins in instrs:
-            if ins.opname != "RETURN_VALUE":
+            if ins.opname not in ("RETURN_VALUE", "RERAISE"):
                 continue
             r = ins.index
             s = r
-            while s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
+            while ins.opname == "RETURN_VALUE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
                     instrs[s - 1].target is None and instrs[s - 1].opname not in NO_FALLTHROUGH \
                     and s not in leaders:
                 s -= 1
-            key = tuple((i.opname, i.arg, i.line) for i in instrs[s:r + 1])
+            key = _exit_key(instrs[s:r + 1])
             groups.setdefault(key, []).append(s)
         starts = []
         for members in groups.values():
@@ -120,10 +130,9 @@ class CFG:
         seen, alias = {}, {}
         for bid in self.order:
             blk = self.blocks[bid]
-            if blk.last.opname != "RETURN_VALUE" or len(blk.instrs) > 4:
+            if blk.last.opname not in ("RETURN_VALUE", "RERAISE") or len(blk.instrs) > 4:
                 continue
-            key = (tuple((i.opname, i.arg, i.line) for i in blk.instrs),
-                   blk.handler.target if blk.handler else None)
+            key = (_exit_key(blk.instrs), blk.handler.target if blk.handler else None)
             if key in seen:
                 alias[bid] = seen[key]
             else:

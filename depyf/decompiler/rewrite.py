@@ -239,15 +239,18 @@ def _fix(stmts):
                              finalbody=s.finalbody)
             merged._finally_copy = getattr(s, "_finally_copy", False)
             s = merged
-        if isinstance(s, ast.Try) and getattr(s, "_finally_copy", False) is not False:
-            n = len(s.finalbody)
-            rest = stmts[i + 1:i + 1 + n]
-            if same_stmts(rest, s.finalbody):
-                out.append(s)
-                i += 1 + n
-                continue
         out.append(s)
         i += 1
+    # the normal path after a try/finally runs a copy of the finally body: drop it
+    # (compared once both sides are cleaned up)
+    k = 0
+    while k < len(out):
+        s = out[k]
+        if isinstance(s, ast.Try) and getattr(s, "_finally_copy", False):
+            n = len(s.finalbody)
+            if _same_modulo_exit(out[k + 1:k + 1 + n], s.finalbody):
+                del out[k + 1:k + 1 + n]
+        k += 1
     return out
 
 
@@ -263,6 +266,18 @@ def _as_assert(s):
     elif not getattr(exc, "_assertion", False):
         return None
     return ast.Assert(test=S.negate(s.test), msg=msg)
+
+
+def _same_modulo_exit(a, b):
+    """Equal statements, ignoring the implicit `return None` the compiler pasted at the
+    end of the copy that runs on the way out of the function."""
+    import copy
+    a, b = copy.deepcopy(a), copy.deepcopy(b)
+    for stmts in (a, b):
+        while stmts and _is_return_none(stmts[-1]):
+            stmts.pop()
+        _strip_tail_returns(stmts)
+    return same_stmts(a, b)
 
 
 def _fix_if(s):

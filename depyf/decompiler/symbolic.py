@@ -262,7 +262,10 @@ class Executor:
                 return ast.Tuple(elts=[self.const_expr(v) for v in value], ctx=ast.Load(),
                                  _const=value)
             if isinstance(value, frozenset):
-                return ast.Call(func=name("frozenset"), args=[ast.Set(elts=[self.const_expr(v) for v in value])], keywords=[])
+                if not value:
+                    return ast.Call(func=name("frozenset"), args=[], keywords=[])
+                # only `x in {1, 2}` folds a set display into a frozenset constant
+                return ast.Set(elts=[self.const_expr(v) for v in sorted(value, key=repr)])
             if isinstance(value, float) and value < 0 or isinstance(value, int) and not isinstance(value, bool) and value < 0:
                 return ast.UnaryOp(op=ast.USub(), operand=const(-value))
             return const(value)

@@ -1,0 +1,131 @@
+"""Last stage: recompile the output and refuse it when it plainly does something else.
+
+Exact bytecode equality is too strict a test (several sources compile to the same
+behaviour with different bytecode), so the check compares what the code *touches*: the
+global and attribute names it reads, writes and deletes, the locals it assigns, the
+constants it uses, the operators, calls, imports, raises and yields it performs, in this
+code object and every nested one. A statement lost or invented by the decompiler changes
+that set; when it does, ``DecompilationError`` is raised rather than wrong code returned.
+"""
+import dis
+import types
+
+from ..errors import DecompilationError
+
+_NAME_OPS = {
+    "LOAD_GLOBAL": "global", "LOAD_NAME": "global", "STORE_GLOBAL": "store-global",
+    "STORE_NAME": "store", "STORE_FAST": "store", "STORE_DEREF": "store",
+    "DELETE_FAST": "delete", "DELETE_NAME": "delete", "DELETE_GLOBAL": "delete",
+    "DELETE_DEREF": "delete", "LOAD_ATTR": "attr", "LOAD_METHOD": "attr", "STORE_ATTR": "store-attr",
+    "DELETE_ATTR": "delete-attr", "IMPORT_NAME": "import", "IMPORT_FROM": "import-from",
+    "LOAD_SUPER_ATTR": "attr",
+}
+_KIND_OPS = {
+    "BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGATIVE", "UNARY_INVERT",
+    "UNARY_POSITIVE", "RAISE_VARARGS", "YIELD_VALUE", "YIELD_FROM", "GET_AWAITABLE",
+    "FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE", "BUILD_SLICE",
+    "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "BINARY_SLICE", "STORE_SLICE",
+    "GET_ITER", "GET_AITER", "BEFORE_WITH", "SETUP_WITH", "BEFORE_ASYNC_WITH", "LIST_APPEND",
+    "SET_ADD", "MAP_ADD", "IMPORT_STAR", "LOAD_BUILD_CLASS", "MAKE_FUNCTION",
+} | {op for op in dis.opmap if op.startswith(("BINARY_", "INPLACE_"))}
+_CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_METHOD", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX",
+             "CALL_KW", "PRECALL"}
+
+
+def effects(code):
+    """The set of things ``code`` (and the code nested in it) reads, writes and does."""
+    found = set()
+    _collect(code, "", found)
+    return found
+
+
+def _const_key(value):
+    if isinstance(value, types.CodeType):
+        return None
+    if isinstance(value, (tuple, frozenset)):
+        return None  # folded displays: the same elements may be built or loaded whole
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None  # written as float('inf') / an overflowing literal
+    if value is None or isinstance(value, bool):
+        return None  # implicit `return None` and folded tests come and go with layout
+    if not isinstance(value, (int, float, complex, str, bytes)):
+        return None  # objects without a source form are bound by name instead
+    return (type(value).__name__, repr(value))
+
+
+def _collect(code, path, found):
+    prev = None
+    for ins in dis.get_instructions(code):
+        op = ins.opname
+        if op == "MAKE_FUNCTION" and prev is not None and prev.opname == "LOAD_CONST" and \
+                isinstance(prev.argval, str):
+            # up to 3.10 the function's qualified name: it names the enclosing scopes
+            found.discard((path, "const", _const_key(prev.argval)))
+        prev = ins
+        if op in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"):
+            for part, name in zip(op.split("_FAST_"), ins.argval):
+                if part.startswith("STORE"):
+                    found.add((path, "store", name))
+            continue
+        kind = _NAME_OPS.get(op)
+        if kind is not None:
+            found.add((path, kind, ins.argval))
+        elif op in _KIND_OPS:
+            found.add((path, "op", op.replace("INPLACE_", "BINARY_"), ins.argrepr.replace("=", "")
+                       if op == "BINARY_OP" else ""))
+        elif op in _CALL_OPS:
+            found.add((path, "call"))
+        elif op in ("LOAD_CONST", "RETURN_CONST"):
+            key = _const_key(ins.argval)
+            if key is not None:
+                found.add((path, "const", key))
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _collect(const, path + "/" + const.co_name, found)
+
+
+def _wrap(source, code):
+    """Recompile ``source`` in a shape that keeps free variables free (not global)."""
+    free = [n for n in code.co_freevars if n != "__class__"]
+    lines = source.splitlines()
+    if "__class__" in code.co_freevars:
+        lines = ["class __depyf_check__:"] + ["    " + l if l.strip() else l for l in lines]
+    if free:
+        lines = (["def __depyf_outer__():", "    %s = None" % " = ".join(free)] +
+                 ["    " + l if l.strip() else l for l in lines])
+    return "\n".join(lines) + "\n"
+
+
+def _find(code, name):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == name and const.co_flags & 0x1:
+                return const
+            found = _find(const, name)
+            if found is not None:
+                return found
+    return None
+
+
+def check(code, source, name):
+    """Raise DecompilationError when ``source`` (a def of ``name``) differs from ``code``."""
+    text = _wrap(source, code)
+    try:
+        module = compile(text, "<depyf-check>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise DecompilationError("the decompiled source does not compile (%s)" % exc.msg,
+                                 function=code.co_name) from None
+    recompiled = _find(module, name)
+    if recompiled is None:
+        raise DecompilationError("the decompiled source has no function %r" % name,
+                                 function=code.co_name)
+    want, got = effects(code), effects(recompiled)
+    got = {e for e in got if not (e[1] == "global" and str(e[2]).startswith("__depyf_const_"))}
+    if want != got:
+        missing = sorted(map(repr, want - got))[:3]
+        extra = sorted(map(repr, got - want))[:3]
+        raise DecompilationError(
+            "self-check failed: the decompiled source would behave differently "
+            "(missing %s; extra %s)" % (", ".join(missing) or "nothing", ", ".join(extra) or "nothing"),
+            function=code.co_name)
+
