@@ -72,8 +72,12 @@ def register_bytecode_hook(hook):
         return None
 
     def tolerant(*args, **kwargs):
-        # Dynamo passes (code, new_code) positionally; tolerate extra arguments.
-        return hook(*args[:2], **{k: v for k, v in kwargs.items() if k in ("code", "new_code")})
+        # Dynamo 2.x calls hook(code, new_code); accept keywords and extra arguments too.
+        values = list(args[:2])
+        for name in ("code", "new_code"):
+            if len(values) < 2 and name in kwargs:
+                values.append(kwargs[name])
+        return hook(*values)
 
     return register(tolerant)
 
@@ -172,17 +176,6 @@ def frame_globals_being_compiled(code):
         frame = frame.f_back
         depth += 1
     return None
-
-
-def graph_break_counters():
-    """Dynamo's own counter of graph-break reasons (reason text -> count)."""
-    counters = _resolve("torch._dynamo.utils.counters")
-    if counters is None:
-        return {}
-    try:
-        return dict(counters.get("graph_break", {}))
-    except Exception:
-        return {}
 
 
 # ---------------------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def write_all(session):
         root = session.root_of(code)
         if id(root) not in groups:
             roots.append(root)
-            groups[id(root)] = [root] if root is code or id(root) in session.originals else []
+            groups[id(root)] = [root]
         if code not in groups[id(root)]:
             groups[id(root)].append(code)
     for root in roots:

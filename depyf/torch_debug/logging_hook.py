@@ -1,5 +1,6 @@
 """``install()`` / ``uninstall()``: log the decompiled source of every transformed code
 through torch's logging (artifact ``bytecode``: ``TORCH_LOGS="+bytecode"``)."""
+import logging
 import threading
 
 from ..decompiler.api import Decompiler
@@ -26,7 +27,7 @@ def decompiled_text(code, name=None):
 
 def _hook(code, new_code):
     log = adapter.bytecode_logger()
-    if log.isEnabledFor(10):  # logging.DEBUG; the decompiler runs only when someone listens
+    if log.isEnabledFor(logging.DEBUG):  # decompile only when someone listens
         log.debug("depyf: decompiled transformed code of %s:\n%s", code.co_name, decompiled_text(new_code, code.co_name))
     return None
 

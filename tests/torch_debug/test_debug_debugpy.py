@@ -96,6 +96,7 @@ def test_debugpy_client_hits_breakpoint_in_dump_file(kind, backend, tmp_path):
          os.path.join(HERE, "debug_session.py"), dump, backend],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     hits = []
+    finished = False
     try:
         dap = DapClient(port)
         dap.request("initialize", adapterID="python", clientID="depyf-test", linesStartAt1=True,
@@ -130,7 +131,10 @@ def test_debugpy_client_hits_breakpoint_in_dump_file(kind, backend, tmp_path):
                     break
             dap.request("continue", threadId=thread)
         dap.send("disconnect", terminateDebuggee=True)
+        finished = True
     finally:
+        if not finished:  # a failed step leaves the debuggee paused: end it now
+            proc.kill()
         try:
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
