@@ -55,6 +55,8 @@ class CFG:
             if ins.target is not None:
                 leaders.add(ins.target)
                 leaders.add(ins.index + 1)
+            if ins.opname == "END_ASYNC_FOR":  # what follows is the code after the loop
+                leaders.add(ins.index + 1)
             if ins.opname == "END_FINALLY":  # 3.8: ends a finally body / re-raises
                 leaders.add(ins.index)
                 leaders.add(ins.index + 1)

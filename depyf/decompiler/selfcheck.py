@@ -57,9 +57,11 @@ def _collect(code, path, found):
     prev = None
     for ins in dis.get_instructions(code):
         op = ins.opname
-        if op == "MAKE_FUNCTION" and prev is not None and prev.opname == "LOAD_CONST" and \
-                isinstance(prev.argval, str):
-            # up to 3.10 the function's qualified name: it names the enclosing scopes
+        if prev is not None and prev.opname == "LOAD_CONST" and (
+                op == "MAKE_FUNCTION" and isinstance(prev.argval, str) or
+                op == "STORE_NAME" and ins.argval in ("__firstlineno__", "__qualname__")):
+            # up to 3.10 a function's qualified name, and 3.13 class bodies' first line:
+            # both describe where the code sits, not what it does
             found.discard((path, "const", _const_key(prev.argval)))
         prev = ins
         if op in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"):

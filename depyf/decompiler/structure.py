@@ -293,11 +293,7 @@ class Emitter:
                     return out, None
                 continue
             if op == "SEND":
-                # `await x` / `yield from x`: the send/yield loop collapses into one expression
-                stack.pop()  # the value sent in first (None)
-                it = stack.pop()
-                result = S._yield_from_expr(it)
-                stack.extend([it, result] if V.SEND_KEEPS_ITER else [result])
+                self._send(stack)
                 bid = self.cfg.target(last)
                 continue
             if op == "FOR_ITER":
@@ -305,6 +301,13 @@ class Emitter:
                                          opname=op, offset=last.offset)
             raise DecompilationError("unsupported control instruction", function=self.code.co_name,
                                      opname=op, offset=last.offset)
+
+    def _send(self, stack):
+        """`await x` / `yield from x` (3.11+): the send/yield loop is one expression."""
+        stack.pop()  # the value sent in first (None)
+        it = stack.pop()
+        result = S._yield_from_expr(it)
+        stack.extend([it, result] if V.SEND_KEEPS_ITER else [result])
 
     def _raise(self, argc, stack):
         cause = stack.pop() if argc >= 2 else None
@@ -524,6 +527,8 @@ class Emitter:
         try:
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
                 return self._emit_for(blk, body, ctx, stack)
+            if self._anext_entry(blk) is not None:
+                return self._emit_async_for(blk, body, ctx, stack)
             return self._emit_while(blk, body, ctx, stack)
         finally:
             self._emitting_loops.discard(header)
@@ -572,6 +577,33 @@ class Emitter:
             stack = stack[:-1] + [comprehension_from_body(self.code, _fix([node]), iter_expr)]
             return [], follow, stack
         return [node], follow, stack
+
+    def _anext_entry(self, blk):
+        """The exception entry ending an `async for` whose head is ``blk``, or None."""
+        for ins in self.cfg.instrs[blk.id:blk.id + 3]:
+            if ins.opname == "GET_ANEXT":
+                e = self.cfg[self.cfg.block_at[ins.index]].handler
+                if e is not None and self.cfg.instrs[e.target].opname == "END_ASYNC_FOR":
+                    return e
+        return None
+
+    def _emit_async_for(self, blk, body, ctx, stack):
+        """`async for`: GET_ANEXT + await at the head; StopAsyncIteration ends the loop in
+        an END_ASYNC_FOR handler, which continues after the loop."""
+        entry = self._anext_entry(blk)
+        it = stack[-1]
+        iter_expr = it.value if isinstance(it, S._GetIter) else it
+        after = self.cfg.fall(self.cfg[entry.target])
+        follow = self._loop_follow(body, [after] if after is not None else [], ctx) or after
+        loop = Loop(blk.id, follow, body, {blk.id})
+        body_stmts, _ = self.seq(blk.id, ctx.but(loop=loop, stop=None), stack, enter=True)
+        target, body_stmts = _take_target(body_stmts)
+        node = ast.AsyncFor(target=target, iter=iter_expr, body=body_stmts or [ast.Pass()],
+                            orelse=[], type_comment=None)
+        rest = stack[:-1]
+        if after is not None and follow != after:
+            node.orelse, _ = self.seq(after, ctx.but(stop=follow), rest)
+        return [node], follow, rest
 
     def _emit_while(self, blk, body, ctx, stack):
         header = blk.id
@@ -711,6 +743,11 @@ class Emitter:
         while bid is not None:
             blk = self.cfg[bid]
             n = len(out)
+            if blk.last.opname == "SEND":  # `async with`: the exit call is awaited
+                self.ex.run(blk.instrs[:-1], st, out)
+                self._send(st)
+                bid = self.cfg.target(blk.last)
+                continue
             for k, ins in enumerate(blk.instrs):
                 last = k == len(blk.instrs) - 1
                 if last and ins.opname in COND | {"JUMP", "RETURN_VALUE", "FOR_ITER"}:

@@ -1016,6 +1016,16 @@ class Executor:
         value = stack.pop()
         stack.append(YieldFromIter(value, "await"))
 
+    def op_GET_ANEXT(self, ins, stack, out):
+        from .structure import ForItem
+        stack.append(YieldFromIter(ForItem(), "anext"))
+
+    def op_ASYNC_GEN_WRAP(self, ins, stack, out):
+        pass  # 3.11: wraps the value an async generator yields
+
+    def op_END_ASYNC_FOR(self, ins, stack, out):
+        raise DecompilationError("END_ASYNC_FOR outside an async for")
+
     def op_GET_AITER(self, ins, stack, out):
         value = stack.pop()
         stack.append(_GetIter(value, is_async=True))
@@ -1088,12 +1098,16 @@ class Executor:
         for k in range(len(stack) - 1, -1, -1):
             if isinstance(stack[k], WithExit):
                 ex = stack.pop(k)
-                out.append(WithExitStmt(exit=ex))
+                if ex.is_async:  # awaited next, then WITH_CLEANUP_FINISH
+                    stack.append(WithExitCall(ex))
+                else:
+                    out.append(WithExitStmt(exit=ex))
                 return
         raise DecompilationError("with cleanup without a context manager")
 
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
-        pass
+        if stack and isinstance(stack[-1], WithExitCall):
+            out.append(WithExitStmt(exit=stack.pop().exit))
 
     def op_END_FINALLY(self, ins, stack, out):
         if stack and isinstance(stack[-1], FinallyMarker):
@@ -1124,6 +1138,10 @@ class _SetupAnnotations(PseudoStmt):
 
 def _yield_from_expr(it):
     if isinstance(it, YieldFromIter):
+        if it.kind == "anext":
+            return it.value  # the loop variable of an `async for`
+        if isinstance(it.value, WithExitCall):
+            return it.value  # `async with` awaits its exit call
         if it.kind == "await":
             return ast.Await(value=it.value)
         return ast.YieldFrom(value=it.value)

@@ -101,8 +101,10 @@ def _constants(code):
         elif isinstance(value, (str, bytes, int, float, complex)) and not isinstance(value, bool):
             out.add((type(value).__name__, value))
 
-    for c in code.co_consts:
-        add(c)
+    # only constants the code actually loads: Dynamo keeps the original co_consts around
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_CONST", "RETURN_CONST", "KW_NAMES"):
+            add(code.co_consts[ins.arg] if ins.opname == "KW_NAMES" else ins.argval)
     return out
 
 
