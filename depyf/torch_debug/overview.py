@@ -81,6 +81,25 @@ class OverviewCollector:
                     s.recompiles.append((cid, reason))
 
 
+def notes_for(session, compile_key):
+    """Comment lines saying why compile ``compile_key`` happened and where it broke: its
+    recompile reasons (the guard that failed) and its graph breaks (with the user's line)."""
+    if compile_key is None:
+        return []
+    cid = "%s/%s" % tuple(compile_key[:2])
+    lines = []
+    with session.lock:
+        for rcid, reason in session.recompiles:
+            if rcid == cid:
+                lines.append("# Compiled again because a guard of an earlier entry failed: %s" % reason)
+        for gb in session.graph_breaks.values():
+            if cid in gb.compile_ids:
+                lines.append("# Graph break: %s %s at %s:%s" % (gb.gb_id, gb.title, gb.filename, gb.line))
+                if gb.source_line():
+                    lines.append("#     %s" % gb.source_line())
+    return lines
+
+
 def overview_data(session):
     functions = []
     for record in session.records:

@@ -25,7 +25,7 @@ import tokenize
 
 from .. import errors
 from ..decompiler.api import Decompiler
-from . import adapter, equivalence
+from . import adapter, equivalence, overview
 
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
 
@@ -56,6 +56,7 @@ class TransformedRecord:
         self.used = False
         self.reason = None
         self.compiled_fns = []  # K numbers this code calls
+        self.notes = []  # why it was compiled / where it broke, as comment lines
 
 
 def rename_identifiers(source, mapping):
@@ -175,6 +176,7 @@ def _header(record, used, extra_lines):
     else:
         lines.append("# NOT the running code: Dynamo's own bytecode runs instead, because")
         lines.extend("#   " + line for line in record.reason.splitlines())
+    lines.extend(record.notes)
     lines.extend(extra_lines)
     return "\n".join(lines) + "\n"
 
@@ -218,6 +220,7 @@ class TransformedCodeHook:
             self.graph_dumper.compiled(key, ks, code, file_name)
         record = TransformedRecord(code, new_code, file_name[:-3], file_name, key)
         record.compiled_fns = ks
+        record.notes = overview.notes_for(session, key)
         replacement = None
         try:
             replacement = self._build(record, code, new_code, uuid_names, frame_globals)
