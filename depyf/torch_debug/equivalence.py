@@ -136,7 +136,7 @@ def reads_before_assignment(code):
     if not instrs:
         return []
     index = {ins.offset: i for i, ins in enumerate(instrs)}
-    nargs = _nargs(code)
+    nargs = argument_count(code)
     params = frozenset(code.co_varnames[:nargs]) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
     handlers = _exception_targets(code)
     succ = {}
@@ -202,7 +202,8 @@ def _local_accesses(ins):
     return []
 
 
-def _nargs(code):
+def argument_count(code):
+    """Number of arguments, counting *args and **kwargs."""
     return (
         code.co_argcount
         + code.co_kwonlyargcount
@@ -227,7 +228,7 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bound
             )
     if (candidate.co_flags & _FLAG_MASK) != (reference.co_flags & _FLAG_MASK):
         reasons.append("code flags differ (varargs/generator/coroutine kind)")
-    n = _nargs(reference)
+    n = argument_count(reference)
     if candidate.co_varnames[:n] != reference.co_varnames[:n]:
         reasons.append(
             "argument names differ: %s vs Dynamo's %s"

@@ -20,6 +20,7 @@ import textwrap
 
 from ..decompiler.api import Decompiler
 from . import adapter, guards
+from .graphs import as_valid_python
 from .transformed_code import (
     compiled_fn_number,
     dis_listing,
@@ -180,9 +181,5 @@ def write_all(session):
         if n is None:
             n = session.full_code_index[id(root)] = session.next_index(("full_code", root.co_name))
         text = full_code_text(session, root, groups[id(root)])
-        try:
-            compile(text, "<full code>", "exec", dont_inherit=True)
-        except SyntaxError as exc:
-            text = "# (not valid Python: %s; shown as comments)\n" % exc + "\n".join(
-                "# " + line for line in text.splitlines()) + "\n"
+        text = as_valid_python(text)
         session.write("full_code_for_%s_%d.py" % (root.co_name, n), text)

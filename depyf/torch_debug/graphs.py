@@ -76,17 +76,18 @@ def assigned_names_in_readable(text):
 def as_valid_python(text):
     """``text`` if it compiles; else with ``class <lambda>``-style names fixed; else every
     line commented out (with a note), so that every dump file compiles."""
-    if _compiles(text):
+    if compiles(text):
         return text
     fixed = re.sub(r"^(\s*class )<(\w+)>", r"\1_\2_", text, flags=re.M)
-    if _compiles(fixed):
+    if compiles(fixed):
         return fixed
     return "# (torch's text is not valid Python; shown as comments)\n" + "\n".join(
         "# " + line for line in text.splitlines()
     ) + "\n"
 
 
-def _compiles(text):
+def compiles(text):
+    """Whether ``text`` is valid Python (what py_compile checks, without writing a .pyc)."""
     try:
         compile(text, "<depyf graph>", "exec", dont_inherit=True)
         return True

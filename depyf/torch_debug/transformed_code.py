@@ -26,6 +26,7 @@ import tokenize
 from .. import errors
 from ..decompiler.api import Decompiler
 from . import adapter, equivalence, overview
+from .graphs import compiles
 
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
 
@@ -93,7 +94,7 @@ def shape_source(source, func_name, original, dynamo_code):
     node = _function_node(tree, func_name)
     if node is None:
         raise ValueError("decompiled source has no top-level def %s" % func_name)
-    nargs = len(equivalence_args(original))
+    nargs = equivalence.argument_count(original)
     pad = [n for n in original.co_varnames[nargs:] if n not in dynamo_code.co_freevars]
     freevars = dynamo_code.co_freevars
     if pad or freevars:
@@ -133,18 +134,6 @@ def _code_consts(code):
         if hasattr(const, "co_code"):
             yield const
             yield from _code_consts(const)
-
-
-def equivalence_args(code):
-    import inspect
-
-    n = (
-        code.co_argcount
-        + code.co_kwonlyargcount
-        + bool(code.co_flags & inspect.CO_VARARGS)
-        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
-    )
-    return code.co_varnames[:n]
 
 
 def dis_listing(code):
@@ -310,7 +299,7 @@ class TransformedCodeHook:
     def _write_fallback(self, record, warn=True):
         session = self.session
         extra = []
-        if record.source is not None and _compiles(record.source):
+        if record.source is not None and compiles(record.source):
             body = record.source
         else:
             extra = ["#", "# Dynamo's bytecode (dis listing):"]
@@ -325,10 +314,3 @@ class TransformedCodeHook:
             % (record.original.co_name, " ".join(record.reason.splitlines()[:2]), "depyf_overview.py"),
         )
 
-
-def _compiles(text):
-    try:
-        compile(text, "<depyf check>", "exec", dont_inherit=True)
-        return True
-    except SyntaxError:
-        return False
