@@ -56,6 +56,9 @@ def check_workload(name, backend, workloads, dump_root):
     assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.Captured_Graph.0.py"))
     if backend != "eager":
         assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.Forward_graph.0.py"))
+        if name in ("toy", "mlp_train", "cnn"):  # these compute gradients
+            for stage in ("Joint_graph", "Backward_graph"):
+                assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.%s.0.py" % stage)), stage
     if backend == "inductor":
         assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.kernel_0.py"))
         assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.AFTER_POST_GRAD.0.py"))
