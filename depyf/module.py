@@ -12,7 +12,7 @@ import marshal
 import sys
 import types
 
-from .decompiler.api import _Nested
+from .decompiler.api import _Nested, annotated_assignments
 from .decompiler.printer import unparse
 from .errors import DecompilationError, UnsupportedPycError
 
@@ -45,6 +45,8 @@ def decompile_module(code, indentation=4):
             isinstance(body[0].targets[0], ast.Name) and body[0].targets[0].id == "__doc__" and \
             isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         body[0] = ast.Expr(value=body[0].value)
+    body = [s for s in annotated_assignments(body)
+            if not type(s).__name__ == "_SetupAnnotations"]
     tree = ast.Module(body=body or [ast.Pass()], type_ignores=[])
     return unparse(tree, indentation)
 

@@ -130,6 +130,7 @@ class _Nested:
             if isinstance(s, S._SetupAnnotations):
                 continue
             cleaned.append(s)
+        cleaned = annotated_assignments(cleaned)
         if cleaned and isinstance(cleaned[0], ast.Assign) and len(cleaned[0].targets) == 1 and \
                 isinstance(cleaned[0].targets[0], ast.Name) and cleaned[0].targets[0].id == "__doc__":
             cleaned[0] = ast.Expr(value=cleaned[0].value)
@@ -140,6 +141,30 @@ class _Nested:
         call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
         call._class_def = node
         return call
+
+
+def annotated_assignments(stmts):
+    """`__annotations__['x'] = T` (after an optional `x = v`) is `x: T = v` in a class or
+    module body; the compiler sets up ``__annotations__`` only for the real syntax."""
+    out = []
+    for s in stmts:
+        t = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+                t.value.id == "__annotations__":
+            key = t.slice.value if hasattr(t.slice, "value") and not isinstance(t.slice, ast.Constant) \
+                else t.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+                name = key.value
+                value = None
+                prev = out[-1] if out else None
+                if isinstance(prev, ast.Assign) and len(prev.targets) == 1 and \
+                        isinstance(prev.targets[0], ast.Name) and prev.targets[0].id == name:
+                    value = out.pop().value
+                out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()),
+                                         annotation=s.value, value=value, simple=1))
+                continue
+        out.append(s)
+    return out
 
 
 def _declarations(code, instrs):

@@ -663,11 +663,10 @@ class Emitter:
     def emit_protected(self, bid, entry, ctx, stack, enter=False):
         kind = self.handler_kind.get(entry.target, "try")
         region = self.region_of(entry)
-        region_end = max(self.cfg[b].end for b in region)
-        region_end = self.cfg.alias.get(region_end, region_end)
-        exit_block = None
-        if region_end in self.cfg.blocks and any(region_end in self.cfg[b].succs for b in region):
-            exit_block = region_end  # the body falls out of its region here
+        # where the body falls out of its region: the last such place in layout (exits
+        # through return/break/continue are laid out inline, before the normal one)
+        outside = {t for b in region for t in self.cfg[b].succs if t not in region}
+        exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         self._enter = enter  # the region starts at the head of the loop being emitted
         if kind == "with":
