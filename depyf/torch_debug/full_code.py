@@ -40,51 +40,71 @@ def original_source(code):
         return None
 
 
-def _call_name(node):
-    if isinstance(node, ast.Call):
-        f = node.func
-        return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
-    return None
+def _is_literal(node):
+    """An expression made only of constants and displays: evaluating it does nothing."""
+    return all(
+        isinstance(n, (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Starred, ast.Load))
+        for n in ast.walk(node)
+    )
 
 
-class _FoldNoise(ast.NodeTransformer):
-    """Drop Dynamo's bookkeeping from a readable copy: calls to
-    ``record_pregraph_bytecode_enter/exit`` and expression statements without effect."""
+def _noise_names(tree):
+    """Names bound to Dynamo's bookkeeping: ``record_pregraph_bytecode_enter/exit``, aliases
+    of them, and the results of calling them (to a fixed point)."""
+    names = set()
 
-    def _body(self, body):
-        out = []
-        for stmt in body:
-            stmt = self.visit(stmt)
-            if stmt is None:
+    def noisy(expr):
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in _NOISE_CALLS
+        if isinstance(expr, ast.Name):
+            return expr.id in names
+        if isinstance(expr, ast.NamedExpr):
+            return noisy(expr.value)
+        if isinstance(expr, ast.Call):
+            return noisy(expr.func)
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            elif isinstance(node, ast.NamedExpr):
+                target, value = node.target, node.value
+            else:
                 continue
-            if isinstance(stmt, ast.Expr):
-                v = stmt.value
-                if isinstance(v, ast.Constant) or (
-                    isinstance(v, (ast.List, ast.Tuple)) and not v.elts
-                ):
-                    continue
-                if _call_name(v) in _NOISE_CALLS:
-                    continue
-            if isinstance(stmt, ast.Assign) and _call_name(stmt.value) in _NOISE_CALLS:
-                continue
-            out.append(stmt)
-        return out or [ast.Pass()]
+            if isinstance(target, ast.Name) and target.id not in names and noisy(value):
+                names.add(target.id)
+                changed = True
+    return names, noisy
 
-    def generic_visit(self, node):
+
+def fold_noise(tree):
+    """Remove Dynamo's bookkeeping statements from a readable copy (in place): assignments
+    and calls of the record_pregraph_bytecode_* helpers, ``del`` of their temporaries, and
+    expression statements that evaluate only literals (``[]``, ``[[*[]]]``)."""
+    names, noisy = _noise_names(tree)
+
+    def keep(stmt):
+        if isinstance(stmt, ast.Expr):
+            return not (_is_literal(stmt.value) or noisy(stmt.value))
+        if isinstance(stmt, ast.Assign):
+            return not (
+                all(isinstance(t, ast.Name) and t.id in names for t in stmt.targets)
+                and noisy(stmt.value)
+            )
+        if isinstance(stmt, ast.Delete):
+            return not all(isinstance(t, ast.Name) and t.id in names for t in stmt.targets)
+        return True
+
+    for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
-            value = getattr(node, field, None)
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                setattr(node, field, self._body(value))
-        for field, value in ast.iter_fields(node):
-            if field in ("body", "orelse", "finalbody"):
-                continue
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        self.visit(item)
-            elif isinstance(value, ast.AST):
-                self.visit(value)
-        return node
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                kept = [st for st in body if keep(st)]
+                setattr(node, field, kept or [ast.Pass()])
+    return tree
 
 
 def readable(source):
@@ -92,8 +112,7 @@ def readable(source):
     if not hasattr(ast, "unparse"):
         return source
     try:
-        tree = _FoldNoise().visit(ast.parse(source))
-        return ast.unparse(tree) + "\n"
+        return ast.unparse(fold_noise(ast.parse(source))) + "\n"
     except Exception:
         return source
 
