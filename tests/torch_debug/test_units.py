@@ -1,0 +1,62 @@
+"""Unit tests of the pure helpers: noise folding, def-before-use analysis, trace-text parsing."""
+from depyf.torch_debug.equivalence import reads_before_assignment
+from depyf.torch_debug.full_code import readable
+from depyf.torch_debug.graphs import as_valid_python, assigned_names_in_readable, assigned_names_in_source
+from depyf.torch_debug.overview import parse_graph_break
+
+
+def test_readable_copy_folds_dynamo_bookkeeping():
+    src = (
+        "def f(x):\n"
+        "    tmp_1 = __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_enter\n"
+        "    tmp_2 = tmp_1()\n"
+        "    (tmp_3 := __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_exit)(tmp_2)\n"
+        "    graph_out_0 = __compiled_fn_1(x)\n"
+        "    del tmp_1\n"
+        "    del tmp_3\n"
+        "    []\n"
+        "    [[*[]]]\n"
+        "    return graph_out_0[0]\n"
+    )
+    assert readable(src) == "def f(x):\n    graph_out_0 = __compiled_fn_1(x)\n    return graph_out_0[0]\n"
+
+
+def test_reads_before_assignment():
+    def bad(a):
+        y = tmp + 1  # noqa: F821 -- tmp is assigned below: a wrong statement order
+        tmp = 3
+        return y
+
+    def good(a, b):
+        if a:
+            x = 1
+        else:
+            x = 2
+        del b
+        return x
+
+    assert reads_before_assignment(bad.__code__) == ["tmp"]
+    assert reads_before_assignment(good.__code__) == []
+
+
+def test_graph_source_and_printout_have_the_same_assignments():
+    src = "\n\n\ndef forward(self, args_list):\n    args_iter = iter(args_list)\n    arg0_1 = next(args_iter)\n    args_list.clear()\n    abs_1 = torch.ops.aten.abs.default(arg0_1)\n    return (abs_1,)\n"
+    printout = 'class <lambda>(torch.nn.Module):\n    def forward(self, arg0_1: "f32[3][1]cpu"):\n        abs_1: "f32[3][1]cpu" = torch.ops.aten.abs.default(arg0_1)\n        return (abs_1,)\n'
+    assert assigned_names_in_source(src) == assigned_names_in_readable(printout) == ("abs_1",)
+    fixed = as_valid_python(printout)
+    compile(fixed, "x", "exec")
+    assert "class _lambda_(" in fixed
+
+
+def test_graph_break_text_is_parsed():
+    text = (
+        "Graph break in user code at /tmp/x.py:11\n"
+        "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+        "Failed to trace builtin operator\n"
+        "  Explanation: Dynamo does not know how to trace builtin operator `print`\n"
+        " For more details about this graph break, please visit: https://x/gb/gb0059.html\n"
+    )
+    assert parse_graph_break(text) == (
+        "GB0059", "/tmp/x.py", 11, "Failed to trace builtin operator",
+        "Dynamo does not know how to trace builtin operator `print`",
+    )
