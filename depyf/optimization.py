@@ -16,12 +16,18 @@ import contextlib
 import threading
 from abc import abstractmethod
 
-from .torch_debug import adapter
+from .errors import TorchNotAvailableError
 
 
 class TorchCompileWrapperWithCustomDispatcher:
     def __init__(self, compiled_callable=None, compilation_mode=None, **compile_kwargs):
-        import torch
+        try:
+            import torch
+        except Exception as exc:  # importable without torch; usable only with it
+            raise TorchNotAvailableError(
+                "optimization.TorchCompileWrapperWithCustomDispatcher", "%s: %s" % (type(exc).__name__, exc)
+            ) from exc
+        from .torch_debug import adapter
 
         if compiled_callable is None:
             if compilation_mode is not None:

@@ -69,6 +69,14 @@ def test_dispatcher_records_swaps_and_restores():
 def test_import_without_torch_gives_clear_error(tmp_path):
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('no torch here')\n")
-    proc = run_python(["-c", "import depyf\ntry:\n    depyf.prepare_debug('x')\nexcept ImportError as e:\n    print('ERR', type(e).__name__, e)\n"],
+    code = (
+        "import depyf, depyf.optimization as o\n"
+        "for make in (lambda: depyf.prepare_debug('x'), lambda: type('M', (o.TorchCompileWrapperWithCustomDispatcher,), {})()):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except ImportError as e:\n"
+        "        print('ERR', type(e).__name__, e)\n"
+    )
+    proc = run_python(["-c", code],
                       env={"PYTHONPATH": str(tmp_path) + os.pathsep + REPO})
-    assert "ERR TorchNotAvailableError" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.stdout.count("ERR TorchNotAvailableError") == 2, proc.stdout + proc.stderr
