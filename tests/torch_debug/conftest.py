@@ -2,8 +2,10 @@
 torch)."""
 import glob
 import os
+import py_compile
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -22,12 +24,12 @@ def assert_all_compile(root):
     files = dumped_py_files(root)
     assert files, "no dump files under %s" % root
     bad = []
-    for path in files:
-        try:  # what py_compile checks, without writing a .pyc
-            with open(path, encoding="utf-8") as f:
-                compile(f.read(), path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as exc:
-            bad.append("%s: %s" % (path, exc))
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, path in enumerate(files):
+            try:
+                py_compile.compile(path, cfile=os.path.join(tmp, "%d.pyc" % i), doraise=True)
+            except py_compile.PyCompileError as exc:
+                bad.append("%s: %s" % (path, exc.msg.strip().splitlines()[-1]))
     assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)
 
 
