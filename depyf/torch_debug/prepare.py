@@ -1,5 +1,6 @@
 """``prepare_debug``: dump everything torch.compile compiles inside the ``with`` block."""
 import contextlib
+import sys
 
 from . import adapter, full_code, graphs, overview
 from .session import registry
@@ -48,20 +49,38 @@ class Capture:
 
     def dump_existing(self):
         """Dump functions compiled before this session, from their cache entries (found
-        through Dynamo's registry of original code objects, ``orig_code_map``)."""
+        through Dynamo's registry of original code objects, ``orig_code_map``). Resume
+        functions are put under their function when its module's globals hold them."""
+        found = []
         for code in adapter.compiled_original_codes():
             if id(code) in self.session.originals:
                 continue
             entries = adapter.cache_entries(code)
-            if not entries:
-                continue
+            if entries:
+                found.append((code, entries))
+        for code, _ in found:
             self.session.note_original(code)
+        for code, entries in found:
+            module_globals = _module_globals(code.co_filename)
+            for entry in entries:
+                for name in entry.code.co_names:
+                    resume = getattr(module_globals.get(name), "__code__", None) if name.startswith("__resume_") else None
+                    if resume is not None:
+                        self.session.note_original(resume, parent=code)
             for entry in reversed(entries):  # oldest first, like the compile order
                 self.hook.record_existing(code, entry)
 
     def write_summaries(self):
         full_code.write_all(self.session)
         overview.write(self.session)
+
+
+def _module_globals(filename):
+    """The globals of the imported module defined in ``filename`` ({} if none)."""
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == filename:
+            return vars(module)
+    return {}
 
 
 @contextlib.contextmanager
