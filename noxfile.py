@@ -35,7 +35,7 @@ TORCH_TEST_DEPS = ["transformers", "debugpy"]
 # None = all of it, which fits (measured: 5-16 s per version); a number N checks every
 # k-th object only (``python -m depyf.verify --sample N``).
 ROUNDTRIP_SAMPLE = None
-ROUNDTRIP_TIMEOUT = 2.0  # seconds per decompile call (the target is < 1 s)
+ROUNDTRIP_TIMEOUT = 10.0  # seconds per decompile call (the target is < 1 s; the slowest is printed)
 ROUNDTRIP_BUDGET = 150.0  # seconds per version; objects left over are counted as failed
 # Pass-rate gates, e.g. {"decompiled": 100, "compiles": 99.5, "equal": 95}. Empty while
 # the decompiler is being written: the session then reports without gating.
