@@ -21,11 +21,17 @@ bookkeeping that no compiler would produce from source. The check is therefore s
   assigned" analysis over the candidate's control-flow graph): a wrong statement order in
   the decompiled text shows up here before it can raise ``UnboundLocalError`` at run time.
 
+* no statement that mutates an object no variable refers to (``[x][0][0:0] = ...``,
+  ``del [y][-1]``): Dynamo keeps such objects on the stack and reaches them again through
+  ``COPY``; a decompilation that rebuilds them as fresh displays lost that aliasing, and the
+  code would compute something else (``mutations_of_temporaries``).
+
 A per-basic-block stack-effect comparison is not done: Dynamo keeps values on the stack
 across jumps where source-level code uses variables, so the block structure differs by
 design; the checks above catch the failure modes seen in practice (lost calls, wrong
 globals, closure shape errors).
 """
+import ast
 import dis
 import inspect
 import sys
@@ -212,12 +218,45 @@ def argument_count(code):
     )
 
 
-def differences(candidate, reference, required_varnames=(), name_map=None, bound_names=()):
+_DISPLAYS = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
+
+def _base(node):
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
+        node = node.value
+    return node
+
+
+def mutations_of_temporaries(source):
+    """Lines of ``source`` that store into, or delete from, an object built right there by
+    a display (so no variable refers to it): the mutation is lost."""
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        else:
+            continue
+        flat = []
+        for t in targets:
+            flat.extend(t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
+        for t in flat:
+            if isinstance(t, (ast.Subscript, ast.Attribute)) and isinstance(_base(t), _DISPLAYS):
+                bad.append(node.lineno)
+                break
+    return bad
+
+
+def differences(candidate, reference, required_varnames=(), name_map=None, bound_names=(), source=None):
     """Reasons why ``candidate`` may not replace ``reference`` (Dynamo's code); [] if none.
 
     ``required_varnames``: the original frame's ``co_varnames`` (must be a prefix).
     ``name_map``: renames applied on purpose (reference name -> candidate name).
     ``bound_names``: globals the candidate uses for non-literal constants.
+    ``source``: the decompiled text the candidate was compiled from.
     """
     reasons = []
     for attr in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount"):
@@ -251,6 +290,14 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bound
             % (candidate.co_cellvars, reference.co_cellvars)
         )
 
+    if source is not None:
+        lost = mutations_of_temporaries(source)
+        if lost:
+            reasons.append(
+                "mutates objects no variable refers to (line %s of the decompiled function): "
+                "values Dynamo keeps on the stack were rebuilt instead of shared"
+                % ", ".join(map(str, lost))
+            )
     unbound = reads_before_assignment(candidate)
     if unbound:
         reasons.append("reads local variables before they are assigned: %s" % ", ".join(unbound))

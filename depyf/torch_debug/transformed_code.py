@@ -276,6 +276,7 @@ class TransformedCodeHook:
             required_varnames=code.co_varnames,
             name_map=name_map,
             bound_names=bindings.keys(),
+            source=source,
         )
         needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())
         if not reasons and needs_globals and frame_globals is None:

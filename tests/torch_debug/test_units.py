@@ -60,3 +60,26 @@ def test_graph_break_text_is_parsed():
         "GB0059", "/tmp/x.py", 11, "Failed to trace builtin operator",
         "Dynamo does not know how to trace builtin operator `print`",
     )
+
+
+def test_lost_aliasing_is_detected():
+    from depyf.torch_debug.equivalence import mutations_of_temporaries
+
+    # what a decompiler produced for GPT-2's loss_function: Dynamo's shared stack lists
+    # rebuilt as fresh displays (the program then crashed calling the resume function)
+    wrong = (
+        "def f(self):\n"
+        "    [[*[]]][0][0:0] = [logger.warning_once('x')]\n"
+        "    [[[*[]]][0]][0][1:] = []\n"
+        "    del [[[*[]]][0]][-1]\n"
+        "    return g(*[[], [[[*[]]][0]]])\n"
+    )
+    right = (
+        "def f(self):\n"
+        "    __temp_1 = []\n"
+        "    __temp_1[0:0] = [logger.warning_once('x')]\n"
+        "    del __temp_1[-1]\n"
+        "    return g(*[[], __temp_1])\n"
+    )
+    assert mutations_of_temporaries(wrong) == [2, 3, 4]
+    assert mutations_of_temporaries(right) == []
