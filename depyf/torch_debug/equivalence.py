@@ -17,6 +17,9 @@ bookkeeping that no compiler would produce from source. The check is therefore s
   present in both or in neither.
 
 * as many calls (CALL-family instructions) as Dynamo's code makes;
+* the same behaviour when both are run on recording proxies (``proxy_run``): the same
+  operations on arguments, globals and constants, in the same order, with the same
+  (aliased) arguments, on every explored combination of branches;
 * no local variable read before it is assigned on every path (a forward "definitely
   assigned" analysis over the candidate's control-flow graph): a wrong statement order in
   the decompiled text shows up here before it can raise ``UnboundLocalError`` at run time.
@@ -35,6 +38,8 @@ import ast
 import dis
 import inspect
 import sys
+
+from . import proxy_run
 
 _GLOBAL_OPS = {"LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME", "STORE_NAME"}
 _ATTR_OPS = {"LOAD_ATTR", "STORE_ATTR", "DELETE_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"}
@@ -250,12 +255,12 @@ def mutations_of_temporaries(source):
     return bad
 
 
-def differences(candidate, reference, required_varnames=(), name_map=None, bound_names=(), source=None):
+def differences(candidate, reference, required_varnames=(), name_map=None, bindings=None, source=None):
     """Reasons why ``candidate`` may not replace ``reference`` (Dynamo's code); [] if none.
 
     ``required_varnames``: the original frame's ``co_varnames`` (must be a prefix).
     ``name_map``: renames applied on purpose (reference name -> candidate name).
-    ``bound_names``: globals the candidate uses for non-literal constants.
+    ``bindings``: globals the candidate uses for non-literal constants (name -> object).
     ``source``: the decompiled text the candidate was compiled from.
     """
     reasons = []
@@ -308,7 +313,8 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bound
         )
 
     ref = summarize(reference, name_map=name_map)
-    cand = summarize(candidate, ignore_globals=set(bound_names))
+    bindings = dict(bindings or {})
+    cand = summarize(candidate, ignore_globals=set(bindings))
     for key, label in (
         ("globals", "global names used"),
         ("attrs", "attribute names used"),
@@ -333,4 +339,8 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bound
         reasons.append(
             "constants of Dynamo's code missing: %s" % ", ".join(sorted(repr(v) for _, v in lost))
         )
+    if not reasons:  # the structure agrees: compare what the two codes do, on proxies
+        behaviour = proxy_run.compare(candidate, reference, name_map or {}, bindings)
+        if behaviour:
+            reasons.append(behaviour)
     return reasons

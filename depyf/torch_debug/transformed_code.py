@@ -275,7 +275,7 @@ class TransformedCodeHook:
             new_code,
             required_varnames=code.co_varnames,
             name_map=name_map,
-            bound_names=bindings.keys(),
+            bindings=bindings,
             source=source,
         )
         needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())

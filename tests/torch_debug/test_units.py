@@ -83,3 +83,59 @@ def test_lost_aliasing_is_detected():
     )
     assert mutations_of_temporaries(wrong) == [2, 3, 4]
     assert mutations_of_temporaries(right) == []
+
+
+def _code(src, name="f"):
+    ns = {}
+    exec(compile(src, "<test>", "exec"), ns)
+    return ns[name].__code__
+
+
+def test_proxy_run_sees_lost_aliasing_and_reordering():
+    from depyf.torch_debug.proxy_run import compare
+
+    reference = _code(
+        "def f(x):\n"
+        "    shared = []\n"
+        "    shared.append(log(x))\n"
+        "    if x.sum() < 0:\n"
+        "        return resume_a(shared, shared)\n"
+        "    return resume_b(x, shared)\n"
+    )
+    same = _code(
+        "def f(x):\n"
+        "    s = []\n"
+        "    s.append(log(x))\n"
+        "    return resume_a(s, s) if x.sum() < 0 else resume_b(x, s)\n"
+    )
+    unshared = _code(
+        "def f(x):\n"
+        "    s = []\n"
+        "    s.append(log(x))\n"
+        "    if x.sum() < 0:\n"
+        "        return resume_a(s, list(s))\n"
+        "    return resume_b(x, s)\n"
+    )
+    reordered = _code(
+        "def f(x):\n"
+        "    c = x.sum() < 0\n"
+        "    s = [log(x)]\n"
+        "    return resume_a(s, s) if c else resume_b(x, s)\n"
+    )
+    assert compare(same, reference, {}, {}) is None
+    assert "behaves differently" in compare(unshared, reference, {}, {})
+    assert "behaves differently" in compare(reordered, reference, {}, {})
+
+
+def test_proxy_run_matches_bound_constants_and_renamed_graphs():
+    from depyf.torch_debug.proxy_run import compare
+
+    device = object()
+    reference = _code("def f(x):\n    return __compiled_fn_3_abc(x, 'PLACEHOLDER')\n")
+    reference = reference.replace(  # Dynamo loads such an object as a constant
+        co_consts=tuple(device if c == "PLACEHOLDER" else c for c in reference.co_consts))
+    candidate = _code("def f(x):\n    return __compiled_fn_3(x, __bound_device)\n")
+    name_map = {"__compiled_fn_3_abc": "__compiled_fn_3"}
+    assert compare(candidate, reference, name_map, {"__bound_device": device}) is None
+    other = _code("def f(x):\n    return __compiled_fn_3(__bound_device, x)\n")
+    assert compare(other, reference, name_map, {"__bound_device": device}) is not None
