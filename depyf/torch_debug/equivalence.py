@@ -13,8 +13,7 @@ bookkeeping that no compiler would produce from source. The check is therefore s
 * the same attribute names read, written and deleted, and the same imports;
 * the same number of references to each compiled graph (``__compiled_fn_*``) and resume
   function (``__resume_*``): each graph is called exactly as often;
-* every string and number constant of Dynamo's code still present, and exception handling
-  present in both or in neither.
+* exception handling present in both or in neither.
 
 * as many calls (CALL-family instructions) as Dynamo's code makes;
 * the same behaviour when both are run on recording proxies (``proxy_run``): the same
@@ -95,28 +94,7 @@ def summarize(code, name_map=None, ignore_globals=()):
         "imports": imports,
         "specials": specials,
         "handlers": has_handlers,
-        "constants": _constants(code),
     }
-
-
-def _constants(code):
-    out = set()
-
-    def add(value):
-        if isinstance(value, tuple):
-            for v in value:
-                add(v)
-        elif isinstance(value, frozenset):
-            for v in value:
-                add(v)
-        elif isinstance(value, (str, bytes, int, float, complex)) and not isinstance(value, bool):
-            out.add((type(value).__name__, value))
-
-    # only constants the code actually loads: Dynamo keeps the original co_consts around
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("LOAD_CONST", "RETURN_CONST", "KW_NAMES"):
-            add(code.co_consts[ins.arg] if ins.opname == "KW_NAMES" else ins.argval)
-    return out
 
 
 _CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD", "CALL_KW"}
@@ -334,11 +312,6 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bindi
         )
     if ref["handlers"] != cand["handlers"]:
         reasons.append("exception handling present in only one of the two")
-    lost = ref["constants"] - cand["constants"]
-    if lost:
-        reasons.append(
-            "constants of Dynamo's code missing: %s" % ", ".join(sorted(repr(v) for _, v in lost))
-        )
     if not reasons:  # the structure agrees: compare what the two codes do, on proxies
         behaviour = proxy_run.compare(candidate, reference, name_map or {}, bindings)
         if behaviour:

@@ -39,15 +39,39 @@ WRONG_ORDER = '''def {name}(x):
 '''
 
 
-def stand_in_decompiler(template):
+# Dynamo 2.13's code for toy_example (graph break at the data-dependent `if`), decompiled by
+# hand from its bytecode: the stack juggling of __nested_resume_fns / __nested_frame_values
+# ends in calls of the two resume functions with two fresh empty lists, b and x.
+TOY_MAIN = '''def {name}(a, b):
+    tmp_1 = __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_enter
+    tmp_2 = tmp_1()
+    tmp_3 = __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_exit
+    tmp_3(tmp_2)
+    graph_out_0 = {fn}(a, b)
+    del tmp_1
+    del tmp_3
+    __temp_1 = graph_out_0[0]
+    x = graph_out_0[1]
+    del graph_out_0
+    if __temp_1:
+        return {resume0}([], [], b, x)
+    return {resume1}([], [], b, x)
+'''
+
+
+def stand_in_decompiler(template, only=None):
     class StandIn:
         def __init__(self, code):
             self.code = code
             self.bindings = {}
 
         def decompile(self, indentation=4, temp_prefix="__temp_", overwrite_fn_name=None):
+            if only is not None and self.code.co_name != only:
+                raise depyf.DecompilationError("the stand-in only knows %s" % only)
             fn = [n for n in self.code.co_names if n.startswith("__compiled_fn_")][0]
-            return template.format(name=overwrite_fn_name or self.code.co_name, fn=fn)
+            resumes = [n for n in self.code.co_names if n.startswith("__resume_at_")]
+            return template.format(name=overwrite_fn_name or self.code.co_name, fn=fn,
+                                   resume0=(resumes + ["r0"])[0], resume1=(resumes + ["r0", "r1"])[1])
 
     return StandIn
 
@@ -107,4 +131,57 @@ def test_breakpoint_in_replaced_code_is_hit(tmp_path, monkeypatch):
         finally:
             sys.settrace(None)
     assert hits and isinstance(hits[0]["x"], torch.Tensor), hits
+    torch._dynamo.reset()
+
+
+def test_graph_break_code_runs_from_its_file(tmp_path, monkeypatch):
+    """toy_example's main frame (a graph break with resume calls) runs from the dump file:
+    outputs identical, a line of the file executes with the frame's tensors."""
+    import workloads
+
+    torch._dynamo.reset()
+    expected = workloads.w_toy("eager")
+    torch._dynamo.reset()
+    monkeypatch.setattr(transformed_code, "Decompiler", stand_in_decompiler(TOY_MAIN, only="toy_example"))
+    with depyf.prepare_debug(str(tmp_path)):
+        got = workloads.w_toy("eager")
+    assert all(torch.equal(a, b) for a, b in zip(expected, got)) and len(expected) == len(got)
+    path = str(tmp_path / "__transformed_code_0_for_toy_example.py")
+    assert "This is the code that runs" in open(path).read()
+    resume_files = [p for p in os.listdir(str(tmp_path)) if "resume_in_toy_example" in p]
+    assert resume_files and all("NOT the running code" in open(str(tmp_path / p)).read() for p in resume_files)
+    line = [i for i, text in enumerate(open(path).read().splitlines(), 1) if "x = graph_out_0[1]" in text][0]
+    seen = []
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename == path:
+            if event == "line" and frame.f_lineno == line:
+                seen.append(sorted(k for k, v in frame.f_locals.items() if isinstance(v, torch.Tensor)))
+            return tracer
+        return None
+
+    monkeypatch.setenv("PYTHONBREAKPOINT", "0")
+    with depyf.debug():
+        sys.settrace(tracer)
+        try:
+            again = workloads.w_toy("eager")
+        finally:
+            sys.settrace(None)
+    assert all(torch.equal(a, b) for a, b in zip(expected, again))
+    assert seen and {"a", "b"} <= set(seen[0]), seen
+    torch._dynamo.reset()
+
+
+def test_subtly_wrong_graph_break_code_is_refused(tmp_path, monkeypatch):
+    """The same source with the two lists aliased (one list passed twice): every structural
+    check passes, the proxy run sees the difference, and Dynamo's code keeps running."""
+    import workloads
+
+    aliased = TOY_MAIN.replace("return {resume0}([], [], b, x)", "__l = []\n        return {resume0}(__l, __l, b, x)")
+    torch._dynamo.reset()
+    monkeypatch.setattr(transformed_code, "Decompiler", stand_in_decompiler(aliased, only="toy_example"))
+    with depyf.prepare_debug(str(tmp_path)):
+        workloads.w_toy("eager")
+    text = open(str(tmp_path / "__transformed_code_0_for_toy_example.py")).read()
+    assert "NOT the running code" in text and "behaves differently on proxies" in text, text[:1500]
     torch._dynamo.reset()
