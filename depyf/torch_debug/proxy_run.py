@@ -14,11 +14,12 @@ branch combinations (up to a budget) for both code objects with the same decisio
 Two code objects with equal traces for every explored decision list make the same calls
 with the same (aliased) arguments in the same order and return the same value.
 """
-import itertools
+import sys
 import types
 
 _LITERALS = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 _MAX_EVENTS = 5000
+_MAX_LINES = 20000
 _ITER_LENGTH = 2
 
 
@@ -204,6 +205,8 @@ def run(code, decisions, global_labels, const_labels):
         args.append(Proxy(rec, "L:*args"))
     closure = tuple(types.CellType(Proxy(rec, "C:" + n)) for n in code.co_freevars)
     fn = types.FunctionType(code, g, code.co_name, None, closure or None)
+    previous = sys.gettrace()
+    sys.settrace(_line_budget(code))  # a loop that never touches a proxy must end too
     try:
         result = fn(*args, **kwargs)
         rec.events.append(("return", rec.canon(result)))
@@ -211,7 +214,26 @@ def run(code, decisions, global_labels, const_labels):
         rec.events.append(("budget",))
     except Exception as exc:  # both must fail the same way
         rec.events.append(("raise", type(exc).__name__))
+    finally:
+        sys.settrace(previous)
     return rec.events, rec.truth_tests
+
+
+def _line_budget(code):
+    """A trace function that stops the run after ``_MAX_LINES`` line events in ``code``."""
+    count = [0]
+
+    def local(frame, event, arg):
+        if event == "line":
+            count[0] += 1
+            if count[0] > _MAX_LINES:
+                raise _Budget()
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code is code else None
+
+    return tracer
 
 
 def compare(candidate, reference, name_map, bindings, max_runs=16):

@@ -139,3 +139,11 @@ def test_proxy_run_matches_bound_constants_and_renamed_graphs():
     assert compare(candidate, reference, name_map, {"__bound_device": device}) is None
     other = _code("def f(x):\n    return __compiled_fn_3(__bound_device, x)\n")
     assert compare(other, reference, name_map, {"__bound_device": device}) is not None
+
+
+def test_proxy_run_ends_a_loop_that_never_touches_a_proxy():
+    from depyf.torch_debug.proxy_run import compare
+
+    reference = _code("def f(x):\n    return g(x)\n")
+    spinning = _code("def f(x):\n    while True:\n        pass\n    return g(x)\n")
+    assert "budget" in compare(spinning, reference, {}, {})
