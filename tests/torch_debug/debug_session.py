@@ -21,6 +21,13 @@ def main(f):
 
 if __name__ == "__main__":
     dump, backend = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3 and sys.argv[3] == "stand-in":
+        # the hand-written decompilation of toy_example's frame (test_replacement.py), so
+        # that breaking in a transformed-code file is tested before the decompiler lands
+        from depyf.torch_debug import transformed_code
+        from test_replacement import TOY_MAIN, stand_in_decompiler
+
+        transformed_code.Decompiler = stand_in_decompiler(TOY_MAIN, only="toy_example")
     f = torch.compile(toy_example, backend=backend)
     with depyf.prepare_debug(dump):
         first = main(f)

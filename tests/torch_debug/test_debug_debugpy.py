@@ -2,7 +2,8 @@
 a socket on 127.0.0.1: setBreakpoints on a dump file, continue, stackTrace, variables.
 
 As in the pdb tests, breakpoints in __transformed_code_* files need the decompiled code to
-be the running code (they wait on the decompiler until then)."""
+be the running code (they wait on the decompiler until then); the "stand-in" case uses the
+hand-written decompilation of test_replacement.py to show that path works now."""
 import json
 import os
 import socket
@@ -79,21 +80,22 @@ class DapClient:
                 self.events.append(msg)
 
 
-CASES = [("transformed", "aot_eager"), ("captured_graph", "eager")]
+CASES = [("transformed", "aot_eager"), ("transformed", "aot_eager", "stand-in"), ("captured_graph", "eager")]
 
 
-@pytest.mark.parametrize("kind,backend", CASES, ids=["%s-%s" % c for c in CASES])
-def test_debugpy_client_hits_breakpoint_in_dump_file(kind, backend, tmp_path):
+@pytest.mark.parametrize("case", CASES, ids=["-".join(c) for c in CASES])
+def test_debugpy_client_hits_breakpoint_in_dump_file(case, tmp_path):
+    kind, backend = case[:2]
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     dump = str(tmp_path / "dump")
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]),
                TORCHINDUCTOR_COMPILE_THREADS="1")
     env.pop("PYTHONBREAKPOINT", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "debugpy", "--listen", "127.0.0.1:%d" % port, "--wait-for-client",
-         os.path.join(HERE, "debug_session.py"), dump, backend],
+         os.path.join(HERE, "debug_session.py"), dump, backend] + list(case[2:]),
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     hits = []
     finished = False

@@ -2,7 +2,8 @@
 
 Breakpoints in __transformed_code_* files are hit only when the decompiled code is the
 running code, so those cases wait on the decompiler (they fail with the file's header
-reason until then). Graph files: under the eager backend the Dynamo-captured graph is the
+reason until then); the "stand-in" case uses the hand-written decompilation of
+test_replacement.py to show the transformed-code path works now. Graph files: under the eager backend the Dynamo-captured graph is the
 code that runs; under aot_eager it is AOTAutograd's forward graph (the captured graph is
 only traced at compile time, never run).
 """
@@ -19,6 +20,7 @@ from conftest import HERE, REPO
 
 CASES = [
     ("transformed", "aot_eager"),
+    ("transformed", "aot_eager", "stand-in"),
     ("resume", "aot_eager"),
     ("captured_graph", "eager"),
     ("forward_graph", "aot_eager"),
@@ -59,12 +61,13 @@ class PdbDriver:
         self.proc.stdin.flush()
 
 
-@pytest.mark.parametrize("kind,backend", CASES, ids=["%s-%s" % c for c in CASES])
-def test_pdb_stops_in_dump_file(kind, backend, tmp_path):
+@pytest.mark.parametrize("case", CASES, ids=["-".join(c) for c in CASES])
+def test_pdb_stops_in_dump_file(case, tmp_path):
+    kind, backend = case[:2]
     dump = str(tmp_path / "dump")
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]),
                PYTHONBREAKPOINT="pdb.set_trace", TORCHINDUCTOR_COMPILE_THREADS="1")
-    pdb = PdbDriver([sys.executable, os.path.join(HERE, "debug_session.py"), dump, backend], env)
+    pdb = PdbDriver([sys.executable, os.path.join(HERE, "debug_session.py"), dump, backend] + list(case[2:]), env)
     try:
         assert pdb.read_until_prompt() is not None, pdb.transcript[-3000:]  # debug()'s pause
         bps = targets(dump, kind)
