@@ -25,9 +25,9 @@ if __name__ == "__main__":
         # the hand-written decompilation of toy_example's frame (test_replacement.py), so
         # that breaking in a transformed-code file is tested before the decompiler lands
         from depyf.torch_debug import transformed_code
-        from test_replacement import TOY_MAIN, stand_in_decompiler
+        from test_replacement import TOY_MAIN, TOY_RESUME, stand_in_decompiler
 
-        transformed_code.Decompiler = stand_in_decompiler(TOY_MAIN, only="toy_example")
+        transformed_code.Decompiler = stand_in_decompiler(TOY_MAIN, only="toy_example", resume_template=TOY_RESUME)
     f = torch.compile(toy_example, backend=backend)
     with depyf.prepare_debug(dump):
         first = main(f)

@@ -21,6 +21,7 @@ from conftest import HERE, REPO
 CASES = [
     ("transformed", "aot_eager"),
     ("transformed", "aot_eager", "stand-in"),
+    ("resume", "aot_eager", "stand-in"),
     ("resume", "aot_eager"),
     ("captured_graph", "eager"),
     ("forward_graph", "aot_eager"),

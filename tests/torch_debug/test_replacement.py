@@ -59,19 +59,55 @@ TOY_MAIN = '''def {name}(a, b):
 '''
 
 
-def stand_in_decompiler(template, only=None):
+# ... and its resume functions: the graph's first output is returned.
+TOY_RESUME = '''def {name}(__nested_resume_fns, __nested_frame_values, b, x):
+    tmp_1 = __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_enter
+    tmp_2 = tmp_1()
+    tmp_3 = __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_exit
+    tmp_3(tmp_2)
+    graph_out_0 = {fn}({args})
+    del tmp_1
+    del tmp_3
+    __temp_1 = graph_out_0[0]
+    del graph_out_0
+    return __temp_1
+'''
+
+
+def _graph_args(code):
+    """The locals Dynamo's prologue passes to the graph (loaded between the two
+    record_pregraph_bytecode_* calls)."""
+    import dis
+
+    names, inside = [], False
+    for ins in dis.get_instructions(code):
+        if ins.opname == "STORE_FAST" and ins.argval == "tmp_2":
+            inside = True
+        elif inside and ins.opname == "LOAD_FAST":
+            names.append(ins.argval)
+        elif inside and ins.opname == "LOAD_GLOBAL":
+            break
+    return ", ".join(names)
+
+
+def stand_in_decompiler(template, only=None, resume_template=None):
+    """A Decompiler stand-in knowing the given templates (others: DecompilationError)."""
+
     class StandIn:
         def __init__(self, code):
             self.code = code
             self.bindings = {}
 
         def decompile(self, indentation=4, temp_prefix="__temp_", overwrite_fn_name=None):
-            if only is not None and self.code.co_name != only:
+            chosen = template
+            if resume_template is not None and self.code.co_name.startswith("torch_dynamo_resume_in_"):
+                chosen = resume_template
+            elif only is not None and self.code.co_name != only:
                 raise depyf.DecompilationError("the stand-in only knows %s" % only)
             fn = [n for n in self.code.co_names if n.startswith("__compiled_fn_")][0]
             resumes = [n for n in self.code.co_names if n.startswith("__resume_at_")]
-            return template.format(name=overwrite_fn_name or self.code.co_name, fn=fn,
-                                   resume0=(resumes + ["r0"])[0], resume1=(resumes + ["r0", "r1"])[1])
+            return chosen.format(name=overwrite_fn_name or self.code.co_name, fn=fn, args=_graph_args(self.code),
+                                 resume0=(resumes + ["r0"])[0], resume1=(resumes + ["r0", "r1"])[1])
 
     return StandIn
 
@@ -142,14 +178,16 @@ def test_graph_break_code_runs_from_its_file(tmp_path, monkeypatch):
     torch._dynamo.reset()
     expected = workloads.w_toy("eager")
     torch._dynamo.reset()
-    monkeypatch.setattr(transformed_code, "Decompiler", stand_in_decompiler(TOY_MAIN, only="toy_example"))
+    monkeypatch.setattr(transformed_code, "Decompiler",
+                        stand_in_decompiler(TOY_MAIN, only="toy_example", resume_template=TOY_RESUME))
     with depyf.prepare_debug(str(tmp_path)):
         got = workloads.w_toy("eager")
     assert all(torch.equal(a, b) for a, b in zip(expected, got)) and len(expected) == len(got)
     path = str(tmp_path / "__transformed_code_0_for_toy_example.py")
-    assert "This is the code that runs" in open(path).read()
     resume_files = [p for p in os.listdir(str(tmp_path)) if "resume_in_toy_example" in p]
-    assert resume_files and all("NOT the running code" in open(str(tmp_path / p)).read() for p in resume_files)
+    assert len(resume_files) == 2
+    for p in [path] + [str(tmp_path / p) for p in resume_files]:
+        assert "This is the code that runs" in open(p).read(), p
     line = [i for i, text in enumerate(open(path).read().splitlines(), 1) if "x = graph_out_0[1]" in text][0]
     seen = []
 
