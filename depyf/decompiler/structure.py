@@ -205,11 +205,17 @@ class Emitter:
         out = []
         stack = list(stack)
         first = enter
+        visited = set()
         while True:
             if bid is None:
                 return out, stack
             if bid == ctx.stop and not first:
                 return out, stack
+            if bid in visited and not (ctx.loop is not None and bid in ctx.loop.continue_targets):
+                # a well-nested sequence passes each block once; anything else would loop
+                raise DecompilationError("control flow returns to block %s without a loop" % bid,
+                                         function=self.code.co_name)
+            visited.add(bid)
             if ctx.loop is not None and not first:
                 if bid in ctx.loop.continue_targets:
                     out.append(ast.Continue())
