@@ -112,6 +112,28 @@ def stand_in_decompiler(template, only=None, resume_template=None):
     return StandIn
 
 
+def locals_at_line(path, text, run):
+    """Run ``run()`` under ``depyf.debug()`` and collect the frame locals each time the line
+    of ``path`` containing ``text`` executes (what a debugger breakpoint there would see)."""
+    line = [i for i, t in enumerate(open(path).read().splitlines(), 1) if text in t][0]
+    hits = []
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename == path:
+            if event == "line" and frame.f_lineno == line:
+                hits.append(dict(frame.f_locals))
+            return tracer
+        return None
+
+    with depyf.debug():
+        sys.settrace(tracer)
+        try:
+            result = run()
+        finally:
+            sys.settrace(None)
+    return hits, result
+
+
 def _run(x):
     return torch.compile(simple, backend="eager")(x)
 
@@ -149,23 +171,8 @@ def test_breakpoint_in_replaced_code_is_hit(tmp_path, monkeypatch):
     with depyf.prepare_debug(str(tmp_path)):
         _run(torch.randn(3))
     path = str(tmp_path / "__transformed_code_0_for_simple.py")
-    line = [i for i, text in enumerate(open(path).read().splitlines(), 1) if "return graph_out_0" in text][0]
-    hits = []
-
-    def tracer(frame, event, arg):
-        if frame.f_code.co_filename == path:
-            if event == "line" and frame.f_lineno == line:
-                hits.append(dict(frame.f_locals))
-            return tracer
-        return None
-
     monkeypatch.setenv("PYTHONBREAKPOINT", "0")
-    with depyf.debug():
-        sys.settrace(tracer)
-        try:
-            _run(torch.randn(3))
-        finally:
-            sys.settrace(None)
+    hits, _ = locals_at_line(path, "return graph_out_0", lambda: _run(torch.randn(3)))
     assert hits and isinstance(hits[0]["x"], torch.Tensor), hits
     torch._dynamo.reset()
 
@@ -188,25 +195,11 @@ def test_graph_break_code_runs_from_its_file(tmp_path, monkeypatch):
     assert len(resume_files) == 2
     for p in [path] + [str(tmp_path / p) for p in resume_files]:
         assert "This is the code that runs" in open(p).read(), p
-    line = [i for i, text in enumerate(open(path).read().splitlines(), 1) if "x = graph_out_0[1]" in text][0]
-    seen = []
-
-    def tracer(frame, event, arg):
-        if frame.f_code.co_filename == path:
-            if event == "line" and frame.f_lineno == line:
-                seen.append(sorted(k for k, v in frame.f_locals.items() if isinstance(v, torch.Tensor)))
-            return tracer
-        return None
-
     monkeypatch.setenv("PYTHONBREAKPOINT", "0")
-    with depyf.debug():
-        sys.settrace(tracer)
-        try:
-            again = workloads.w_toy("eager")
-        finally:
-            sys.settrace(None)
+    hits, again = locals_at_line(path, "x = graph_out_0[1]", lambda: workloads.w_toy("eager"))
     assert all(torch.equal(a, b) for a, b in zip(expected, again))
-    assert seen and {"a", "b"} <= set(seen[0]), seen
+    tensors = {k for k, v in hits[0].items() if isinstance(v, torch.Tensor)} if hits else set()
+    assert {"a", "b"} <= tensors, hits
     torch._dynamo.reset()
 
 
