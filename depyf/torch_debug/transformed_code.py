@@ -194,7 +194,6 @@ class TransformedCodeHook:
         key = adapter.current_compile_id()
         frame_globals = adapter.frame_globals_being_compiled(code)
         uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
-        ks = sorted({compiled_fn_number(n) for n in uuid_names})
         session.note_original(code)
         if frame_globals is not None:
             for name in new_code.co_names:
@@ -203,12 +202,9 @@ class TransformedCodeHook:
                     resume_code = getattr(fn, "__code__", None)
                     if resume_code is not None:
                         session.note_original(resume_code, parent=code)
-        index = session.next_index(("transformed", code.co_name))
-        file_name = "__transformed_code_%d_for_%s.py" % (index, code.co_name)
+        record = self._new_record(code, new_code, key)
         if self.graph_dumper is not None:
-            self.graph_dumper.compiled(key, ks, code, file_name)
-        record = TransformedRecord(code, new_code, file_name[:-3], file_name, key)
-        record.compiled_fns = ks
+            self.graph_dumper.compiled(key, record.compiled_fns, code, record.file_name)
         record.notes = overview.notes_for(session, key)
         replacement = None
         try:
@@ -231,13 +227,7 @@ class TransformedCodeHook:
         new_code = entry.code
         if id(new_code) in session.records_by_code:
             return
-        index = session.next_index(("transformed", original.co_name))
-        file_name = "__transformed_code_%d_for_%s.py" % (index, original.co_name)
-        key = adapter.compile_id_of_entry(entry)
-        record = TransformedRecord(original, new_code, file_name[:-3], file_name, key)
-        record.compiled_fns = sorted(
-            {compiled_fn_number(n) for n in new_code.co_names if compiled_fn_number(n) is not None}
-        )
+        record = self._new_record(original, new_code, adapter.compile_id_of_entry(entry))
         record.reason = "it was compiled before prepare_debug was entered"
         try:
             uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
@@ -247,6 +237,16 @@ class TransformedCodeHook:
             record.reason += "; decompilation failed: %s" % exc
         self._write_fallback(record, warn=False)
         session.add_record(record)
+
+    def _new_record(self, original, new_code, key):
+        """A record named ``__transformed_code_<i>_for_<fn>`` (i counts per function name)."""
+        index = self.session.next_index(("transformed", original.co_name))
+        file_name = "__transformed_code_%d_for_%s.py" % (index, original.co_name)
+        record = TransformedRecord(original, new_code, file_name[:-3], file_name, key)
+        record.compiled_fns = sorted(
+            {compiled_fn_number(n) for n in new_code.co_names if compiled_fn_number(n) is not None}
+        )
+        return record
 
     def _build(self, record, code, new_code, uuid_names, frame_globals):
         decompiler = Decompiler(new_code)
