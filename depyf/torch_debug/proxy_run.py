@@ -198,13 +198,15 @@ def run(code, decisions, global_labels, const_labels):
     g = {"__builtins__": {}}
     for name in _names(code):
         g[name] = Proxy(rec, "G:" + global_labels.get(name, name))
-    nargs = code.co_argcount + code.co_kwonlyargcount
-    args = [Proxy(rec, "L:" + n) for n in code.co_varnames[: code.co_argcount]]
-    kwargs = {n: Proxy(rec, "L:" + n) for n in code.co_varnames[code.co_argcount:nargs]}
-    if code.co_flags & 0x04:
-        args.append(Proxy(rec, "L:*args"))
+    # every parameter, *args and **kwargs included, becomes a plain positional one so that
+    # each can be a proxy (a real **kwargs dict would raise KeyError on the first lookup)
+    nparams = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+    code = code.replace(co_argcount=nparams, co_posonlyargcount=0, co_kwonlyargcount=0,
+                        co_flags=code.co_flags & ~0x0C)
+    args = [Proxy(rec, "L:" + n) for n in code.co_varnames[:nparams]]
     closure = tuple(types.CellType(Proxy(rec, "C:" + n)) for n in code.co_freevars)
     fn = types.FunctionType(code, g, code.co_name, None, closure or None)
+    kwargs = {}
     previous = sys.gettrace()
     sys.settrace(_line_budget(code))  # a loop that never touches a proxy must end too
     try:
