@@ -33,11 +33,19 @@ class _Nested:
     def __init__(self, bindings, temp_prefix):
         self.bindings = bindings
         self.temp_prefix = temp_prefix
+        self.used_temps = False
 
     def body_of(self, code, kind="function"):
-        ex = S.Executor(code, self, self.bindings, self.temp_prefix)
         instrs, entries = normalize(code)
-        stmts = Emitter(code, instrs, entries, ex).function_body()
+        try:
+            ex = S.Executor(code, self, self.bindings, self.temp_prefix)
+            stmts = Emitter(code, instrs, entries, ex).function_body()
+        except DecompilationError:
+            # code no compiler would write (values kept on the stack across statements,
+            # duplicated and mutated in place): try again binding them to temporaries
+            ex = S.Executor(code, self, self.bindings, self.temp_prefix, temps=True)
+            stmts = Emitter(code, instrs, entries, ex).function_body()
+            self.used_temps = True
         stmts = [self._materialize(s) for s in stmts]
         decls = _declarations(code, instrs) if kind != "comprehension" else []
         tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
@@ -246,7 +254,7 @@ class Decompiler:
         try:
             node = self.to_ast(name, temp_prefix)
             text = unparse(node, indentation)
-            check(self.code, text, node.name)
+            check(self.code, text, node.name, temp_prefix if self._nested.used_temps else None)
             return text
         except DecompilationError as err:
             if err.function is None:  # say which function, whatever stage noticed
@@ -258,7 +266,7 @@ class Decompiler:
                                      function=self.code.co_name) from None
 
     def to_ast(self, name=None, temp_prefix="__temp_"):
-        nested = _Nested(self.bindings, temp_prefix)
+        nested = self._nested = _Nested(self.bindings, temp_prefix)
         fm = S.FuncMarker(self.code)
         fn = self.function
         ex = S.Executor(self.code, nested, self.bindings, temp_prefix)

@@ -39,7 +39,7 @@ class Block:
 
 
 class CFG:
-    def __init__(self, instrs, entries):
+    def __init__(self, instrs, entries, merge_exits=True):
         self.instrs = instrs
         self.entries = entries
         n = len(instrs)
@@ -66,7 +66,8 @@ class CFG:
                 leaders.add(ins.index + 1)
         for e in entries:
             leaders.update((e.start, e.end, e.target))
-        leaders.update(self._copied_return_starts(instrs, leaders))
+        if merge_exits:
+            leaders.update(self._copied_return_starts(instrs, leaders))
         for i in range(1, n):
             if handler_at[i] is not handler_at[i - 1]:
                 leaders.add(i)
@@ -91,7 +92,7 @@ class CFG:
                                                                "SETUP_ASYNC_WITH", "CALL_FINALLY"):
                 succ.append(last.target)
             blk.succs = succ
-        self.alias = self._merge_duplicate_exits()
+        self.alias = self._merge_duplicate_exits() if merge_exits else {}
         for blk in self.blocks.values():
             blk.succs = [self.alias.get(s, s) for s in blk.succs]
         for blk in self.blocks.values():

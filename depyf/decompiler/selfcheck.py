@@ -109,8 +109,15 @@ def _find(code, name):
     return None
 
 
-def check(code, source, name):
-    """Raise DecompilationError when ``source`` (a def of ``name``) differs from ``code``."""
+# How temporaries mode spells the in-place operations LIST_EXTEND & co.
+_MUTATORS = {"extend", "append", "add", "update"}
+
+
+def check(code, source, name, temp_prefix=None):
+    """Raise DecompilationError when ``source`` (a def of ``name``) differs from ``code``.
+
+    ``temp_prefix``: temporaries were introduced; their stores, and the method calls that
+    spell in-place list/set/dict operations, are not differences."""
     text = _wrap(source, code)
     try:
         module = compile(text, "<depyf-check>", "exec", dont_inherit=True)
@@ -123,6 +130,9 @@ def check(code, source, name):
                                  function=code.co_name)
     want, got = effects(code), effects(recompiled)
     got = {e for e in got if not (e[1] == "global" and str(e[2]).startswith("__depyf_const_"))}
+    if temp_prefix:
+        got = {e for e in got if not (e[1] in ("store", "delete") and str(e[2]).startswith(temp_prefix))
+               and not (e[1] == "attr" and e[2] in _MUTATORS and e not in want)}
     if want != got:
         missing = sorted(map(repr, want - got))[:3]
         extra = sorted(map(repr, got - want))[:3]

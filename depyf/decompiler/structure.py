@@ -77,7 +77,9 @@ class Loop:
 class Emitter:
     def __init__(self, code, instrs, entries, executor):
         self.code = code
-        self.cfg = CFG(instrs, entries)
+        # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
+        # the stack up to their own return, so temporaries mode keeps the blocks apart
+        self.cfg = CFG(instrs, entries, merge_exits=not executor.temps)
         self.ex = executor
         self._find_loops()
         self._classify_handlers()
@@ -273,6 +275,15 @@ class Emitter:
                                                              "RAISE_VARARGS", "RERAISE", "SEND",
                                                              "YIELD_VALUE_JUMP")
             self.ex.run(body[:-1] if control else body, stack, out)
+            if self.ex.temps and (last.opname in COND or last.opname == "JUMP" or not control):
+                # values kept across blocks are bound to temporaries (the condition itself
+                # stays on top, evaluated after them)
+                if last.opname in COND and stack:
+                    cond = stack.pop()
+                    self.ex.flush(stack, out)
+                    stack.append(cond)
+                else:
+                    self.ex.flush(stack, out)
             if not control:
                 bid = self.cfg.fall(blk)
                 if bid is None:
@@ -896,7 +907,8 @@ def _same_entry(a, b):
 
 
 def _pending(stack):
-    return bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
+    return (bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
+            and not getattr(stack[-1], "_temp", False))
 
 
 def _ifexp(test, body, orelse):

@@ -245,11 +245,16 @@ class Executor:
     callable that decompiles them into ast nodes).
     """
 
-    def __init__(self, code, nested, bindings, temp_prefix="__temp_"):
+    def __init__(self, code, nested, bindings, temp_prefix="__temp_", temps=False):
         self.code = code
         self.nested = nested
         self.bindings = bindings
         self.temp_prefix = temp_prefix
+        # temporaries mode, for code no compiler would write (Dynamo's): values that stay
+        # on the stack while statements run, are duplicated or are mutated in place are
+        # bound to __temp_<n> variables, so that evaluation order and aliasing are exact
+        self.temps = temps
+        self._ntemps = 0
         self.cellnames = tuple(code.co_cellvars) + tuple(code.co_freevars)
         self._group = []   # pending (position, target, value) of a multi-target assignment
         self._order = {}   # id(value) -> position before the first stack permutation
@@ -279,11 +284,59 @@ class Executor:
         return name(key)
 
     # -- the main loop --------------------------------------------------------------------
+    # -- temporaries mode ---------------------------------------------------------------------
+    _FLUSH_BEFORE = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_ATTR",
+                     "STORE_SUBSCR", "STORE_SLICE", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
+                     "DELETE_DEREF", "DELETE_ATTR", "DELETE_SUBSCR", "POP_TOP", "COPY",
+                     "LIST_EXTEND", "LIST_APPEND", "SET_UPDATE", "SET_ADD", "DICT_UPDATE",
+                     "DICT_MERGE", "MAP_ADD", "UNPACK_SEQUENCE", "UNPACK_EX"}
+
+    @staticmethod
+    def _continues_group(ins):
+        """Between the stores of `a, b.c, d[i] = ...` only target parts are loaded."""
+        op = ins.opname
+        return (op.startswith(("STORE_", "LOAD_")) and op not in ("LOAD_METHOD", "LOAD_BUILD_CLASS")
+                or op in ("SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N", "COPY",
+                          "BUILD_SLICE", "BINARY_SUBSCR", "PUSH_NULL", "UNPACK_SEQUENCE", "UNPACK_EX"))
+
+    @staticmethod
+    def settled(value):
+        """A stack value that may be used later, or twice, without changing the program."""
+        if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant):
+            return True  # a negative literal
+        return (isinstance(value, (Marker, ast.Constant, ast.Slice)) or
+                getattr(value, "_temp", False) or not isinstance(value, ast.expr))
+
+    def flush(self, stack, out):
+        """Temporaries mode: bind every pending stack value to a temporary, bottom first."""
+        if not self.temps:
+            return
+        for i, value in enumerate(stack):
+            if self.settled(value) or isinstance(value, (ast.Starred,)):
+                continue
+            self._ntemps += 1
+            tmp = "%s%d" % (self.temp_prefix, self._ntemps)
+            out.append(ast.Assign(targets=[name(tmp, ast.Store())], value=value))
+            for j in range(i, len(stack)):
+                if stack[j] is value:
+                    ref = name(tmp)
+                    ref._temp = True
+                    stack[j] = ref
+        self._base = len(stack)
+
     def run(self, instrs, stack, out):
         """Execute ``instrs`` (no control flow among them) on ``stack``, appending stmts."""
         # values below ``_base`` were on the stack when the current statement began
         self._base = len(stack)
         for ins in instrs:
+            if self.temps and ins.opname in self._FLUSH_BEFORE:
+                self.flush(stack, out)
+            if self._group and not self._continues_group(ins):
+                # a store left other values on the stack and something else runs before
+                # they are stored: not a multi-target assignment a compiler would write
+                raise DecompilationError("values left on the stack across statements",
+                                         function=self.code.co_name, opname=ins.opname,
+                                         offset=ins.offset)
             emitted = len(out)
             handler = getattr(self, "op_" + ins.opname, None)
             if handler is None:
@@ -548,7 +601,7 @@ class Executor:
             return
         if isinstance(value, FuncMarker):
             value = self.nested.make_lambda(value)
-        if hasattr(value, "co_code") or id(value) in self._dups:
+        if hasattr(value, "co_code") or id(value) in self._dups or getattr(value, "_temp", False):
             return  # a duplicate dropped after use (chained comparison, and/or value)
         out.append(ast.Expr(value=value))
 
@@ -702,6 +755,12 @@ class Executor:
         target = stack[-ins.arg]
         if ins.arg == 1 and key is None and isinstance(target, (ast.List, ast.Set)):
             target.elts.append(value)  # display element after a starred part: [a, *b, c]
+        elif self.temps and getattr(target, "_temp", False):
+            if key is None:
+                self._mutate(target, "append" if ins.opname == "LIST_APPEND" else "add", [value], out)
+            else:
+                out.append(ast.Assign(targets=[ast.Subscript(value=target, slice=_index(key),
+                                                             ctx=ast.Store())], value=value))
         else:
             out.append(AppendStmt(acc=target, value=value, key=key))
 
@@ -715,9 +774,17 @@ class Executor:
         key = stack.pop()
         self._append(ins, stack, out, value, key)
 
+    def _mutate(self, target, method, args, out):
+        """In-place change of a list/set/dict that only lives on the stack (temporaries mode)."""
+        out.append(ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()),
+                                           args=args, keywords=[])))
+
     def op_LIST_EXTEND(self, ins, stack, out):
         value = stack.pop()
         target = stack[-ins.arg]
+        if not isinstance(target, ast.List):
+            self._mutate(target, "extend", [value], out)
+            return
         if isinstance(value, ast.Tuple) and hasattr(value, "_const"):
             target.elts.extend(value.elts)
         elif isinstance(value, (ast.List, ast.Tuple)) and not target.elts and False:
