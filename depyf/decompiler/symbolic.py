@@ -775,7 +775,14 @@ class Executor:
         self._append(ins, stack, out, value, key)
 
     def _mutate(self, target, method, args, out):
-        """In-place change of a list/set/dict that only lives on the stack (temporaries mode)."""
+        """In-place change of a list/set/dict that only lives on the stack (temporaries mode).
+
+        A list is extended with `+=` (list's in-place concatenation is `extend`, and unlike
+        a method call it is not a call); other containers use their method."""
+        if method in ("extend", "append") and getattr(target, "_temp", False):
+            value = args[0] if method == "extend" else ast.List(elts=list(args), ctx=ast.Load())
+            out.append(ast.AugAssign(target=name(target.id, ast.Store()), op=ast.Add(), value=value))
+            return
         out.append(ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()),
                                            args=args, keywords=[])))
 
