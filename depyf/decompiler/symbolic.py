@@ -307,13 +307,22 @@ class Executor:
         return (isinstance(value, (Marker, ast.Constant, ast.Slice)) or
                 getattr(value, "_temp", False) or not isinstance(value, ast.expr))
 
-    def flush(self, stack, out):
-        """Temporaries mode: bind every pending stack value to a temporary, bottom first."""
+    def flush(self, stack, out, ins=None):
+        """Temporaries mode: bind every pending stack value to a temporary, bottom first.
+
+        A plain local-variable read stays as it is unless ``ins`` (the instruction about
+        to run) rebinds or deletes that variable: reading it later gives the same value."""
         if not self.temps:
             return
+        rebinds = ins.argval if ins is not None and ins.opname.startswith(("STORE_", "DELETE_")) \
+            and ins.opname not in ("STORE_ATTR", "STORE_SUBSCR", "STORE_SLICE", "DELETE_ATTR",
+                                   "DELETE_SUBSCR") else None
         for i, value in enumerate(stack):
             if self.settled(value) or isinstance(value, (ast.Starred,)):
                 continue
+            if isinstance(value, ast.Name) and value.id != rebinds and \
+                    value.id in self.code.co_varnames and value.id not in self.cellnames:
+                continue  # a local only this frame can change (globals and cells can change in calls)
             self._ntemps += 1
             tmp = "%s%d" % (self.temp_prefix, self._ntemps)
             out.append(ast.Assign(targets=[name(tmp, ast.Store())], value=value))
@@ -330,7 +339,7 @@ class Executor:
         self._base = len(stack)
         for ins in instrs:
             if self.temps and ins.opname in self._FLUSH_BEFORE:
-                self.flush(stack, out)
+                self.flush(stack, out, ins)
             if self._group and not self._continues_group(ins):
                 # a store left other values on the stack and something else runs before
                 # they are stored: not a multi-target assignment a compiler would write
