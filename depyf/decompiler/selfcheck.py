@@ -78,9 +78,11 @@ def _collect(code, path, found):
         elif op in _CALL_OPS:
             found.add((path, "call"))
         elif op in ("LOAD_CONST", "RETURN_CONST"):
-            key = _const_key(ins.argval)
-            if key is not None:
-                found.add((path, "const", key))
+            values = ins.argval if isinstance(ins.argval, (tuple, frozenset)) else (ins.argval,)
+            for value in values:  # a folded tuple (dict keys, `in (...)`) counts by element
+                key = _const_key(value)
+                if key is not None:
+                    found.add((path, "const", key))
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             _collect(const, path + "/" + const.co_name, found)

@@ -307,6 +307,11 @@ class Executor:
         return (isinstance(value, (Marker, ast.Constant, ast.Slice)) or
                 getattr(value, "_temp", False) or not isinstance(value, ast.expr))
 
+    # how many values on top of the stack an instruction consumes as its own operands
+    _OPERANDS = {"POP_TOP": 1, "STORE_FAST": 1, "STORE_NAME": 1, "STORE_GLOBAL": 1,
+                 "STORE_DEREF": 1, "STORE_ATTR": 2, "STORE_SUBSCR": 3, "STORE_SLICE": 4,
+                 "DELETE_ATTR": 1, "DELETE_SUBSCR": 2, "UNPACK_SEQUENCE": 1, "UNPACK_EX": 1}
+
     def flush(self, stack, out, ins=None):
         """Temporaries mode: bind every pending stack value to a temporary, bottom first.
 
@@ -317,7 +322,8 @@ class Executor:
         rebinds = ins.argval if ins is not None and ins.opname.startswith(("STORE_", "DELETE_")) \
             and ins.opname not in ("STORE_ATTR", "STORE_SUBSCR", "STORE_SLICE", "DELETE_ATTR",
                                    "DELETE_SUBSCR") else None
-        for i, value in enumerate(stack):
+        keep = self._OPERANDS.get(ins.opname, 0) if ins is not None else 0
+        for i, value in enumerate(stack[:len(stack) - keep] if keep else stack):
             if self.settled(value) or isinstance(value, (ast.Starred,)):
                 continue
             if isinstance(value, ast.Name) and value.id != rebinds and \
@@ -610,7 +616,8 @@ class Executor:
             return
         if isinstance(value, FuncMarker):
             value = self.nested.make_lambda(value)
-        if hasattr(value, "co_code") or id(value) in self._dups or getattr(value, "_temp", False):
+        if hasattr(value, "co_code") or id(value) in self._dups or getattr(value, "_temp", False) \
+                or isinstance(value, ast.Constant):
             return  # a duplicate dropped after use (chained comparison, and/or value)
         out.append(ast.Expr(value=value))
 
