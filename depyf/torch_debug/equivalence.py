@@ -1,37 +1,33 @@
 """Is a recompiled (decompiled, then compiled) code object safe to run instead of Dynamo's?
 
 Byte-for-byte equality is impossible: Dynamo emits stack shuffles, temporaries and
-bookkeeping that no compiler would produce from source. The check is therefore structural;
-``differences()`` returns a list of human-readable reasons (empty = equivalent):
+bookkeeping that no compiler would produce from source. ``differences()`` returns a list of
+human-readable reasons (empty = equivalent), from these checks:
 
 * frame shape: argument counts and names, flags (varargs, generator, ...), free and cell
   variables, and the original frame's local variables as a prefix of ``co_varnames``
   (Dynamo copies the caller's locals into the new frame by position);
 * the same global names loaded, stored and deleted (after mapping names that were renamed on
   purpose, e.g. ``__compiled_fn_1_<uuid>`` -> ``__compiled_fn_1``, and ignoring names bound
-  for non-literal constants);
-* the same attribute names read, written and deleted, and the same imports;
-* the same number of references to each compiled graph (``__compiled_fn_*``) and resume
-  function (``__resume_*``): each graph is called exactly as often;
-* exception handling present in both or in neither.
-
-* as many calls (CALL-family instructions) as Dynamo's code makes;
-* the same behaviour when both are run on recording proxies (``proxy_run``): the same
-  operations on arguments, globals and constants, in the same order, with the same
-  (aliased) arguments, on every explored combination of branches;
+  for non-literal constants), the same attribute names and imports, and the same number of
+  references to each compiled graph (``__compiled_fn_*``) and resume function;
+* exception handling present in both or in neither;
 * no local variable read before it is assigned on every path (a forward "definitely
   assigned" analysis over the candidate's control-flow graph): a wrong statement order in
-  the decompiled text shows up here before it can raise ``UnboundLocalError`` at run time.
-
+  the decompiled text shows up here before it can raise ``UnboundLocalError`` at run time;
 * no statement that mutates an object no variable refers to (``[x][0][0:0] = ...``,
   ``del [y][-1]``): Dynamo keeps such objects on the stack and reaches them again through
-  ``COPY``; a decompilation that rebuilds them as fresh displays lost that aliasing, and the
-  code would compute something else (``mutations_of_temporaries``).
+  ``COPY``; a decompilation that rebuilds them as fresh displays lost that aliasing
+  (``mutations_of_temporaries``);
+* then, the same behaviour when both are run on recording proxies (``proxy_run``): the same
+  operations on arguments, globals and constants, in the same order, with the same
+  (aliased) arguments, on every explored combination of branches.
 
-A per-basic-block stack-effect comparison is not done: Dynamo keeps values on the stack
-across jumps where source-level code uses variables, so the block structure differs by
-design; the checks above catch the failure modes seen in practice (lost calls, wrong
-globals, closure shape errors).
+Calls are compared by running the code, not by counting CALL instructions: a ``finally``
+body is compiled twice (normal and exceptional exit), so static counts differ between
+equivalent codes. Nor is a per-basic-block stack effect compared: Dynamo keeps values on the
+stack across jumps where source-level code uses variables, so the block structure differs by
+design.
 """
 import ast
 import dis
@@ -97,15 +93,10 @@ def summarize(code, name_map=None, ignore_globals=()):
     }
 
 
-_CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD", "CALL_KW"}
 _STORE_LOCAL = {"STORE_FAST", "STORE_FAST_MAYBE_NULL"}
 _LOAD_LOCAL = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"}
 _TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
              "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_NO_INTERRUPT"}
-
-
-def count_calls(code):
-    return sum(1 for ins in dis.get_instructions(code) if ins.opname in _CALL_OPS)
 
 
 def _exception_targets(code):
@@ -284,11 +275,6 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bindi
     unbound = reads_before_assignment(candidate)
     if unbound:
         reasons.append("reads local variables before they are assigned: %s" % ", ".join(unbound))
-    if count_calls(candidate) != count_calls(reference):
-        reasons.append(
-            "makes %d calls where Dynamo's code makes %d"
-            % (count_calls(candidate), count_calls(reference))
-        )
 
     ref = summarize(reference, name_map=name_map)
     bindings = dict(bindings or {})
