@@ -76,6 +76,11 @@ class _Recorder:
             else:
                 items = tuple(self.canon(v, depth + 1) for v in value)
             return (type(value).__name__, ident, items)
+        if isinstance(value, types.CellType):  # closure cells are passed to resume makers
+            try:
+                return ("cell", self.canon(value.cell_contents, depth + 1))
+            except ValueError:
+                return ("cell", "empty")
         if isinstance(value, types.CodeType):
             return ("code", value.co_name)
         if isinstance(value, types.FunctionType):

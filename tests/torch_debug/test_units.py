@@ -147,3 +147,24 @@ def test_proxy_run_ends_a_loop_that_never_touches_a_proxy():
     reference = _code("def f(x):\n    return g(x)\n")
     spinning = _code("def f(x):\n    while True:\n        pass\n    return g(x)\n")
     assert "budget" in compare(spinning, reference, {}, {})
+
+
+def test_proxy_run_tells_a_cell_from_its_value():
+    """Dynamo passes closure CELLS to resume-function makers (LOAD_CLOSURE); passing the
+    value instead is the 'expected cell' crash of the issue."""
+    from depyf.torch_debug.proxy_run import compare
+
+    def outer():
+        scale = 1
+
+        def passes_cell():
+            return make(((lambda: scale).__closure__[0],))  # noqa: F821
+
+        def passes_value():
+            return make((scale,))  # noqa: F821
+
+        return passes_cell.__code__, passes_value.__code__
+
+    cell, value = outer()
+    assert compare(cell, cell, {}, {}) is None
+    assert "behaves differently" in compare(value, cell, {}, {})
