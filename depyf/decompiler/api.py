@@ -254,7 +254,8 @@ class Decompiler:
         try:
             node = self.to_ast(name, temp_prefix)
             text = unparse(node, indentation)
-            check(self.code, text, node.name, temp_prefix if self._nested.used_temps else None)
+            check(self.code, text, node.name, temp_prefix if self._nested.used_temps else None,
+                  self.bindings)
             return text
         except DecompilationError as err:
             if err.function is None:  # say which function, whatever stage noticed

@@ -32,10 +32,13 @@ _CALL_OPS = {"CALL", "CALL_FUNCTION", "CALL_METHOD", "CALL_FUNCTION_KW", "CALL_F
              "CALL_KW", "PRECALL"}
 
 
-def effects(code):
-    """The set of things ``code`` (and the code nested in it) reads, writes and does."""
+def effects(code, skip=()):
+    """The set of things ``code`` (and the code nested in it) reads, writes and does.
+
+    ``skip``: nested code objects passed around as plain values (bound by name in the
+    output, not compiled from it)."""
     found = set()
-    _collect(code, "", found)
+    _collect(code, "", found, {id(c) for c in skip})
     return found
 
 
@@ -53,7 +56,7 @@ def _const_key(value):
     return (type(value).__name__, repr(value))
 
 
-def _collect(code, path, found):
+def _collect(code, path, found, skip=frozenset()):
     prev = None
     for ins in dis.get_instructions(code):
         op = ins.opname
@@ -84,8 +87,8 @@ def _collect(code, path, found):
                 if key is not None:
                     found.add((path, "const", key))
     for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            _collect(const, path + "/" + const.co_name, found)
+        if isinstance(const, types.CodeType) and id(const) not in skip:
+            _collect(const, path + "/" + const.co_name, found, skip)
 
 
 def _wrap(source, code):
@@ -115,7 +118,7 @@ def _find(code, name):
 _MUTATORS = {"extend", "append", "add", "update"}
 
 
-def check(code, source, name, temp_prefix=None):
+def check(code, source, name, temp_prefix=None, bindings=None):
     """Raise DecompilationError when ``source`` (a def of ``name``) differs from ``code``.
 
     ``temp_prefix``: temporaries were introduced; their stores, and the method calls that
@@ -130,7 +133,8 @@ def check(code, source, name, temp_prefix=None):
     if recompiled is None:
         raise DecompilationError("the decompiled source has no function %r" % name,
                                  function=code.co_name)
-    want, got = effects(code), effects(recompiled)
+    bound_codes = [v for v in (bindings or {}).values() if isinstance(v, types.CodeType)]
+    want, got = effects(code, bound_codes), effects(recompiled)
     got = {e for e in got if not (e[1] == "global" and str(e[2]).startswith("__depyf_const_"))}
     if temp_prefix:
         got = {e for e in got if not (e[1] in ("store", "delete") and str(e[2]).startswith(temp_prefix))

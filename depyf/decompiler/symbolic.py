@@ -343,6 +343,7 @@ class Executor:
         """Execute ``instrs`` (no control flow among them) on ``stack``, appending stmts."""
         # values below ``_base`` were on the stack when the current statement began
         self._base = len(stack)
+        self._out = out
         for ins in instrs:
             if self.temps and ins.opname in self._FLUSH_BEFORE:
                 self.flush(stack, out, ins)
@@ -790,6 +791,17 @@ class Executor:
         key = stack.pop()
         self._append(ins, stack, out, value, key)
 
+    def _define(self, fm):
+        """Temporaries mode: a function object used as a value becomes a nested def."""
+        if not self.temps:
+            raise DecompilationError("function %r is made and used without a name" % fm.code.co_name)
+        self._ntemps += 1
+        tmp = "%s%d" % (self.temp_prefix, self._ntemps)
+        self._out.append(self.nested.make_def(fm, name=tmp))
+        ref = name(tmp)
+        ref._temp = True
+        return ref
+
     def _mutate(self, target, method, args, out):
         """In-place change of a list/set/dict that only lives on the stack (temporaries mode).
 
@@ -926,10 +938,16 @@ class Executor:
         if isinstance(func, BuildClassMarker):
             stack.append(self.nested.make_class(args, keywords))
             return
-        if isinstance(func, FuncMarker):  # comprehension / genexpr called on its iterator
+        if isinstance(func, FuncMarker) and func.code.co_name.startswith("<"):
+            # comprehension / genexpr called on its iterator
             stack.append(self.nested.make_comprehension(func, args))
             return
-        args = [self.nested.make_lambda(a) if isinstance(a, FuncMarker) else a for a in args]
+        if isinstance(func, FuncMarker):
+            func = self._define(func)  # a function made and called at once (Dynamo does)
+        args = [(self.nested.make_lambda(a) if a.code.co_name == "<lambda>" or not self.temps
+                 else self._define(a)) if isinstance(a, FuncMarker) else a for a in args]
+        # a code object passed as a value (Dynamo's _create_nested_fn) is bound by name
+        args = [self.const_expr(a) if hasattr(a, "co_code") else a for a in args]
         if len(args) == 1 and not keywords and isinstance(args[0], FuncMarker):
             pass
         if (len(args) == 1 and not keywords and isinstance(args[0], ast.Call) and
