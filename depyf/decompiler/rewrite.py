@@ -131,8 +131,12 @@ def strip_copies(stmts, copy):
     i = 0
     while i < len(stmts):
         s = stmts[i]
-        if isinstance(s, ESCAPES) and i >= n and same_stmts(stmts[i - n:i], copy):
-            del stmts[i - n:i]
+        # the copy sits right before the escape, or before the copies of enclosing
+        # finally bodies that run after it (those are stripped by their own try)
+        k = next((k for k in range(4) if i - k >= n and same_stmts(stmts[i - k - n:i - k], copy)), None) \
+            if isinstance(s, ESCAPES) else None
+        if k is not None:
+            del stmts[i - k - n:i - k]
             i -= n
         else:
             _recurse(s, lambda body: (strip_copies(body, copy), body)[1])

@@ -863,6 +863,14 @@ class Emitter:
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
         if follow == entry.target:
             follow = None  # the handler cannot be where the try statement ends
+        if follow is None:
+            # handlers that go on to where the enclosing construct ends: the try ends there
+            ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]
+            reach = self.cfg.reachable(entry.target, set(ends))
+            for b in ends:
+                if any(b in self.cfg[r].succs for r in reach):
+                    follow = b
+                    break
         if follow is None and entry.target > 0:
             # every handler escapes: the body's jump over the handlers shows where it ends
             before = self.cfg.instrs[entry.target - 1]
