@@ -938,6 +938,8 @@ class Executor:
         if isinstance(func, BuildClassMarker):
             stack.append(self.nested.make_class(args, keywords))
             return
+        if isinstance(func, FuncMarker) and func.code.co_name == "<lambda>":
+            func = self.nested.make_lambda(func)  # (lambda x: ...)(arg)
         if isinstance(func, FuncMarker) and func.code.co_name.startswith("<"):
             # comprehension / genexpr called on its iterator
             stack.append(self.nested.make_comprehension(func, args))
