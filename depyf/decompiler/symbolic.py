@@ -1280,6 +1280,8 @@ def _index(node):
 def _formatted(value, conversion, spec):
     if spec is not None and not isinstance(spec, ast.JoinedStr):
         spec = ast.JoinedStr(values=[spec])
+    if isinstance(value, ast.FormattedValue):
+        value = ast.JoinedStr(values=[value])  # a nested f-string: f"{f'{s}'}"
     return ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
 
 
