@@ -53,7 +53,8 @@ class _Nested:
                 and instrs[-2].argval is None and
                 not any(i.target == len(instrs) - 2 for i in instrs))
         return decls + finish_body(stmts, is_function=(kind in ("function", "lambda", "module", "class")),
-                                   unreachable_tail_return=tail)
+                                   unreachable_tail_return=tail,
+                                   can_return=kind not in ("class", "module"))
 
     def _materialize(self, node):
         """Lambdas stay FuncMarkers until used; turn the ones used as values into Lambda."""

@@ -144,13 +144,19 @@ def strip_copies(stmts, copy):
 
 
 # ---- whole-body passes ------------------------------------------------------------------------
-def finish_body(stmts, is_function=True, unreachable_tail_return=False):
+def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_return=True):
     """Final clean-up of a function body.
 
     ``unreachable_tail_return``: up to 3.10 the compiler appends `return None` even after
     an if/else whose arms all return; such code had its explicit `return None` in the
     last `else`, so it is put back there to compile the same.
     """
+    if is_function and not can_return:
+        # class and module bodies: the implicit `return None` 3.11+ copies into trailing
+        # arms goes before the clean-ups, which would read those returns as early exits
+        while stmts and _is_return_none(stmts[-1]):
+            stmts.pop()
+        _strip_tail_returns(stmts)
     stmts = _fix(stmts)
     if is_function:
         if unreachable_tail_return and len(stmts) >= 2 and _is_return_none(stmts[-1]) and \
