@@ -830,6 +830,9 @@ class Executor:
     def op_SET_UPDATE(self, ins, stack, out):
         value = stack.pop()
         target = stack[-ins.arg]
+        if not isinstance(target, ast.Set):
+            self._mutate(target, "update", [value], out)
+            return
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "frozenset" \
                 and not value.keywords and len(value.args) == 1 and isinstance(value.args[0], ast.Set):
             target.elts.extend(value.args[0].elts)
@@ -839,6 +842,9 @@ class Executor:
     def op_DICT_UPDATE(self, ins, stack, out):
         value = stack.pop()
         target = stack[-ins.arg]
+        if not isinstance(target, ast.Dict):
+            self._mutate(target, "update", [value], out)
+            return
         target.keys.append(None)
         target.values.append(value)
 
