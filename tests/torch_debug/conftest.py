@@ -1,11 +1,7 @@
-"""Shared helpers for the torch.compile integration tests (the folder is skipped without
-torch: nothing in it is collected)."""
-import glob
+"""Fixtures for the torch.compile integration tests (the folder is skipped without torch:
+nothing in it is collected). Helpers are in support.py."""
 import os
-import py_compile
-import subprocess
 import sys
-import tempfile
 
 import pytest
 
@@ -14,44 +10,7 @@ try:  # without torch the whole folder is skipped (not collected)
 except Exception:
     collect_ignore_glob = ["*.py"]
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
-
-def dumped_py_files(root):
-    return sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True))
-
-
-def assert_all_compile(root):
-    files = dumped_py_files(root)
-    assert files, "no dump files under %s" % root
-    bad = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, path in enumerate(files):
-            try:
-                py_compile.compile(path, cfile=os.path.join(tmp, "%d.pyc" % i), doraise=True)
-            except py_compile.PyCompileError as exc:
-                bad.append("%s: %s" % (path, exc.msg.strip().splitlines()[-1]))
-    assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)
-
-
-def assert_bitwise_equal(expected, got, what):
-    assert len(expected) == len(got), "%s: %d vs %d tensors" % (what, len(expected), len(got))
-    for i, (a, b) in enumerate(zip(expected, got)):
-        assert a.dtype == b.dtype and a.shape == b.shape, "%s: tensor %d differs in dtype/shape" % (what, i)
-        assert a.equal(b), "%s: tensor %d differs" % (what, i)
-
-
-def run_python(args, cwd=None, env=None, timeout=600, **kwargs):
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = REPO + os.pathsep + full_env.get("PYTHONPATH", "")
-    full_env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable] + list(args), cwd=cwd, env=full_env, timeout=timeout,
-        capture_output=True, text=True, **kwargs
-    )
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import depyf
-from conftest import REPO, run_python
+from support import REPO, run_python
 
 
 LOG_SCRIPT = textwrap.dedent('''

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from breakpoints import targets
-from conftest import HERE, REPO
+from support import HERE, REPO
 
 debugpy = pytest.importorskip("debugpy")
 

@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from breakpoints import targets
-from conftest import HERE, REPO
+from support import HERE, REPO
 
 CASES = [
     ("transformed", "aot_eager"),

@@ -3,7 +3,7 @@ import glob
 import os
 import shutil
 
-from conftest import REPO, assert_all_compile, run_python
+from support import REPO, assert_all_compile, run_python
 
 
 def test_readme_example_dumps_everything(tmp_path):

@@ -12,7 +12,7 @@ import torch
 
 import depyf
 import workloads
-from conftest import assert_all_compile, run_python
+from support import assert_all_compile, run_python
 from depyf.torch_debug import DumpDirError
 
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import depyf
-from conftest import assert_all_compile, assert_bitwise_equal
+from support import assert_all_compile, assert_bitwise_equal
 from workloads import WORKLOADS
 
 try:
