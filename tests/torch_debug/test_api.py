@@ -33,6 +33,25 @@ def test_install_logs_decompiled_code_through_torch_logging(tmp_path):
     assert "depyf: decompiled" not in quiet.stderr
 
 
+LOG_SESSION_SCRIPT = textwrap.dedent('''
+    import sys, torch, depyf
+
+    def f(x):
+        return torch.sin(x) + 1
+
+    with depyf.prepare_debug(sys.argv[1], log_bytecode=True):
+        torch.compile(f, backend="eager")(torch.randn(3))
+''')
+
+
+def test_prepare_debug_log_bytecode(tmp_path):
+    script = tmp_path / "log_session.py"
+    script.write_text(LOG_SESSION_SCRIPT)
+    proc = run_python([str(script), str(tmp_path / "dump")], env={"TORCH_LOGS": "+bytecode"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "depyf: decompiled __transformed_code_0_for_f (__transformed_code_0_for_f.py)" in proc.stderr, proc.stderr[-3000:]
+
+
 class Doubler(depyf.optimization.TorchCompileWrapperWithCustomDispatcher):
     def __init__(self):
         super().__init__(backend="eager")
