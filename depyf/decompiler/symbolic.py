@@ -80,6 +80,27 @@ class FinallyMarker(Marker):
     """3.8: the None that BEGIN_FINALLY pushes before falling into a finally body."""
 
 
+class CellRef(Marker):
+    """LOAD_CLOSURE: the cell of a variable, not its value (MAKE_FUNCTION's closure)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def cell_expr(node):
+    """A cell used as a value (Dynamo passes cells to helpers): ``(lambda: x).__closure__[0]``
+    is that very cell, and keeps ``x`` a cell variable of the function."""
+    if isinstance(node, CellRef):
+        lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                            kw_defaults=[], kwarg=None, defaults=[]),
+                         body=name(node.name))
+        clo = ast.Attribute(value=lam, attr="__closure__", ctx=ast.Load())
+        return ast.Subscript(value=clo, slice=_index(const(0)), ctx=ast.Load())
+    if isinstance(node, ast.Tuple) and any(isinstance(e, CellRef) for e in node.elts):
+        return ast.Tuple(elts=[cell_expr(e) for e in node.elts], ctx=ast.Load())
+    return node
+
+
 class BuildClassMarker(Marker):
     """``__build_class__`` loaded by LOAD_BUILD_CLASS."""
 
@@ -401,7 +422,11 @@ class Executor:
         stack.append(name(ins.argval))
 
     op_LOAD_CLASSDEREF = op_LOAD_DEREF
-    op_LOAD_CLOSURE = op_LOAD_DEREF
+
+    def op_LOAD_CLOSURE(self, ins, stack, out):
+        # MAKE_FUNCTION ignores it (a nested def names its free variables itself);
+        # Dynamo hands cells to helpers, where the expression gives the very cell
+        stack.append(cell_expr(CellRef(ins.argval)))
 
     def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
         stack.pop()
@@ -955,7 +980,7 @@ class Executor:
         args = [(self.nested.make_lambda(a) if a.code.co_name == "<lambda>" or not self.temps
                  else self._define(a)) if isinstance(a, FuncMarker) else a for a in args]
         # a code object passed as a value (Dynamo's _create_nested_fn) is bound by name
-        args = [self.const_expr(a) if hasattr(a, "co_code") else a for a in args]
+        args = [cell_expr(self.const_expr(a) if hasattr(a, "co_code") else a) for a in args]
         if len(args) == 1 and not keywords and isinstance(args[0], FuncMarker):
             pass
         if (len(args) == 1 and not keywords and isinstance(args[0], ast.Call) and

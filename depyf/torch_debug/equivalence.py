@@ -66,8 +66,14 @@ def summarize(code, name_map=None, ignore_globals=()):
     name_map = name_map or {}
     globals_used, attrs, imports, specials = set(), set(), set(), {}
     has_handlers = False
+    prev = None
     for ins in dis.get_instructions(code):
         op = ins.opname
+        made_cell = prev is not None and prev.opname in ("MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE") \
+            and op == "LOAD_ATTR" and _argval_name(ins) == "__closure__"
+        prev = ins
+        if made_cell:
+            continue  # `(lambda: x).__closure__[0]`: how the decompiler writes a cell as a value
         if op in _GLOBAL_OPS:
             name = name_map.get(_argval_name(ins), _argval_name(ins))
             if name in ignore_globals:
