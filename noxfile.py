@@ -29,7 +29,7 @@ PYTHONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
 TORCH_PYTHON = "3.11"
 # Pinned, never a range: an unpinned torch pulls the newest CUDA build (gigabytes).
 TORCH_REQUIREMENT = "torch==2.13.0"
-TORCH_TEST_DEPS = ["transformers", "debugpy"]
+TORCH_TEST_DEPS = ["transformers==5.23.0", "debugpy==1.8.22"]  # pinned: known to leave torch alone
 
 # How much of the stdlib corpus (~2,900-3,350 code objects per version) CI round-trips:
 # None = all of it, which fits (measured: 5-16 s per version); a number N checks every
