@@ -278,8 +278,9 @@ class Executor:
         self._ntemps = 0
         self.cellnames = tuple(code.co_cellvars) + tuple(code.co_freevars)
         self._group = []   # pending (position, target, value) of a multi-target assignment
-        self._order = {}   # id(value) -> position before the first stack permutation
-        self._dups = set()  # ids of values duplicated on the stack (COPY / DUP_TOP_TWO)
+        # keyed by id() but holding the value too: a freed node's id can be reused
+        self._order = {}   # id(value) -> (value, position before the first stack permutation)
+        self._dups = {}    # id(value) -> value, for values duplicated (COPY / DUP_TOP_TWO)
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
@@ -540,7 +541,8 @@ class Executor:
         # chained (a = b = v) and parallel (a, b = x, y) assignments leave the other
         # values of the statement on the stack: collect until the stack is back to base.
         group = self._group
-        pos = self._order.get(id(value), len(stack))
+        seen = self._order.get(id(value))
+        pos = seen[1] if seen is not None and seen[0] is value else len(stack)
         group.append((pos, as_store(target), value))
         if len(stack) > getattr(self, "_base", 0) and not isinstance(stack[-1], Marker) and \
                 isinstance(stack[-1], ast.expr):
@@ -642,19 +644,20 @@ class Executor:
             return
         if isinstance(value, FuncMarker):
             value = self.nested.make_lambda(value)
-        if hasattr(value, "co_code") or id(value) in self._dups or getattr(value, "_temp", False) \
+        if hasattr(value, "co_code") or self._dups.get(id(value)) is value or getattr(value, "_temp", False) \
                 or isinstance(value, ast.Constant):
             return  # a duplicate dropped after use (chained comparison, and/or value)
         out.append(ast.Expr(value=value))
 
     def op_COPY(self, ins, stack, out):
         value = stack[-ins.arg]
-        self._dups.add(id(value))
+        self._dups[id(value)] = value
         stack.append(value)
 
     def _remember_order(self, stack, n):
         for i in range(len(stack) - n, len(stack)):
-            self._order.setdefault(id(stack[i]), i)
+            if self._order.get(id(stack[i]), (None,))[0] is not stack[i]:
+                self._order[id(stack[i])] = (stack[i], i)
 
     def op_SWAP(self, ins, stack, out):
         self._remember_order(stack, ins.arg)
@@ -674,7 +677,7 @@ class Executor:
         stack[-n:] = [stack[-1]] + stack[-n:-1]
 
     def op_DUP_TOP_TWO(self, ins, stack, out):
-        self._dups.update(id(v) for v in stack[-2:])
+        self._dups.update((id(v), v) for v in stack[-2:])
         stack.extend(stack[-2:])
 
     # -- operators --------------------------------------------------------------------------
