@@ -378,19 +378,7 @@ class Emitter:
         elif _pending(stack) or (stack and stack[-1] is test):
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false = self._compound(test, t_true, t_false, ctx, stack)
-        merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
-        if merge is None and not isinstance(test, S.ExcMatch):
-            # arms that return in places and go on elsewhere: meet where the rest goes on
-            later = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
-            if later is not None:
-                merge = later
-        if merge is None:
-            merge = ctx.stop
-        # break/continue written as a jump straight to the loop's targets
-        if ctx.loop is not None:
-            for tgt, cond in ((t_true, test), (t_false, None)):
-                if merge is None or True:
-                    pass
+        merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false
         cond = test
@@ -462,15 +450,17 @@ class Emitter:
             return joined, tt, tf
         return None
 
-    def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
+    def _branch_merge(self, test, t_true, t_false, ctx):
+        """Where the two arms of a branch meet again."""
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
         if merge is None and not isinstance(test, S.ExcMatch):
             # arms that return in places and go on elsewhere: meet where the rest goes on
-            later = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
-            if later is not None:
-                merge = later
-        if merge is None:
-            merge = ctx.stop  # the arms meet where the enclosing expression does
+            merge = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
+        # otherwise they meet where the enclosing construct (or expression) ends
+        return ctx.stop if merge is None else merge
+
+    def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
+        merge = self._branch_merge(test, t_true, t_false, ctx)
         sub = ctx.but(stop=merge) if merge is not None else ctx
         a_stmts, a_stack = self.seq(t_true, sub, true_stack)
         b_stmts, b_stack = self.seq(t_false, sub, false_stack)
