@@ -219,7 +219,6 @@ class CFG:
         through ``sinks`` — break/continue targets or the enclosing construct's end).
         Blocks outside ``limit`` (a set) count as sinks too.
         """
-        EXIT = -1
         nodes = []
         seen = set()
         work = list(sources)

@@ -9,7 +9,6 @@ Jump targets are instruction *indexes* into the normalized list.
 import dis
 from collections import namedtuple
 
-from ..errors import DecompilationError
 from . import versions as V
 
 ExcEntry = namedtuple("ExcEntry", "start end target depth lasti")  # indexes, end exclusive
@@ -195,12 +194,10 @@ def _exception_table_blockstack(instrs):
                 stack = stack[:-1]
             elif op == "CALL_FINALLY":  # 3.8: runs the finally body as a subroutine
                 work.append((ins.target, stack))
-            elif op == "POP_FINALLY" or op == "BEGIN_FINALLY" or op == "END_FINALLY":
-                pass
             if ins.target is not None and op in JUMPS and op not in (
                     "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"):
                 work.append((ins.target, stack))
-            if op in TERMINATORS or op == "END_FINALLY" and False:
+            if op in TERMINATORS:
                 break
             i += 1
     for i in range(1, n):
@@ -283,8 +280,6 @@ def normalize(code):
             ins.target = offset_to_index(ins.target)
         else:
             ins.target = None
-    if out and out[-1].opname not in TERMINATORS and end and False:
-        raise DecompilationError("code falls off its end", function=code.co_name)
     if V.HAS_EXCEPTION_TABLE:
         entries = _exception_table_311(code, offset_to_index)
     else:

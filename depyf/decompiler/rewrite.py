@@ -25,7 +25,6 @@ def same_stmts(a, b):
 # ---- try / except / finally -----------------------------------------------------------------
 def build_try(body, hstmts, fname):
     """Read handler statements back as except clauses (or a finally body)."""
-    hstmts = [s for s in hstmts if not _is_exc_noise(s)]
     if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, S.ExcMatch):
         handlers = _clauses(hstmts, fname)
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
@@ -42,10 +41,6 @@ def build_try(body, hstmts, fname):
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
     strip_copies(node.body, node.finalbody)
     return node, True
-
-
-def _is_exc_noise(stmt):
-    return False
 
 
 def _is_exc_expr(stmt):

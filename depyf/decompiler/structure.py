@@ -648,8 +648,6 @@ class Emitter:
         body_stmts, _ = self.seq(header, inner, stack, enter=True)
         test = S.const(True)
         orelse = []
-        if body_stmts and isinstance(body_stmts[0], ast.If) and not _has_other_paths(body_stmts):
-            pass
         node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
         return [node], follow, (stack if follow is not None else None)
 
@@ -713,8 +711,6 @@ class Emitter:
                 return [node], None, None
             return [node], cont, [v for v in stack if v is not exit_marker]
         # normal exit: the exit call, then on
-        st = [v for v in body_stack if v is not exit_marker]
-        rest, st2 = self.seq(exit_block, ctx.but(stop=ctx.stop), body_stack) if False else ([], None)
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
         return [node] + tail_stmts, nxt, st
 
@@ -881,7 +877,6 @@ class Emitter:
             node._finally_copy = True
             return [node], exit_block, body_stack
         orelse = []
-        nxt = follow
         st = hstack if hstack is not None else body_stack
         if body_stack is not None and exit_block is not None and exit_block != follow:
             orelse, ostack = self.seq(exit_block, ctx.but(stop=follow), body_stack)
@@ -959,6 +954,3 @@ def _appends_to(stmts, acc):
                 return True
     return False
 
-
-def _has_other_paths(stmts):
-    return True

@@ -850,8 +850,6 @@ class Executor:
             return
         if isinstance(value, ast.Tuple) and hasattr(value, "_const"):
             target.elts.extend(value.elts)
-        elif isinstance(value, (ast.List, ast.Tuple)) and not target.elts and False:
-            target.elts.extend(value.elts)
         else:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
 
@@ -984,8 +982,6 @@ class Executor:
                  else self._define(a)) if isinstance(a, FuncMarker) else a for a in args]
         # a code object passed as a value (Dynamo's _create_nested_fn) is bound by name
         args = [cell_expr(self.const_expr(a) if hasattr(a, "co_code") else a) for a in args]
-        if len(args) == 1 and not keywords and isinstance(args[0], FuncMarker):
-            pass
         if (len(args) == 1 and not keywords and isinstance(args[0], ast.Call) and
                 getattr(args[0], "_class_def", None) is not None):
             cd = args[0]._class_def
