@@ -55,7 +55,7 @@ count = {}
 for s in sessions:
     count[s["result"]] = count.get(s["result"], 0) + 1
     print("  %-16s %s" % ((s.get("signatures") or [s["name"]])[0], s["result"]))
-line = "nox sessions: %d passed, %d failed" % (count.get("success", 0), count.get("failed", 0))
+line = "sessions: %d passed, %d failed" % (count.get("success", 0), count.get("failed", 0))
 if count.get("skipped"):
     line += ", %d skipped" % count["skipped"]
 print(line)
