@@ -415,6 +415,21 @@ class Emitter:
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
 
+    def _trial_condition(self, blk, stack):
+        """Run a block that ends in a conditional jump on a copy of ``stack``: its
+        (test, true target, false target, stack after) when it only computes the test
+        (no statements, a popping jump), else None."""
+        st = list(stack)
+        out = []
+        try:
+            self.ex.run(blk.instrs[:-1], st, out)
+            test, t_true, t_false, keeps = self._condition(blk, st)
+        except DecompilationError:
+            return None
+        if out or keeps:
+            return None
+        return test, t_true, t_false, st
+
     def _chained_condition(self, test, t_true, t_false, stack):
         """`if a < b < c:` keeps b on the stack; the false path pops it in a cleanup block."""
         if t_true not in self.cfg.blocks or t_false not in self.cfg.blocks:
@@ -430,14 +445,11 @@ class Emitter:
         blk = self.cfg[t_true]
         if blk.last.opname not in COND or len(blk.preds) != 1:
             return None
-        st = list(stack)
-        out = []
-        try:
-            self.ex.run(blk.instrs[:-1], st, out)
-            t2, tt, tf, keeps = self._condition(blk, st)
-        except DecompilationError:
+        trial = self._trial_condition(blk, stack)
+        if trial is None:
             return None
-        if out or keeps or not isinstance(t2, ast.Compare) or t2.left is not stack[-1]:
+        t2, tt, tf, st = trial
+        if not isinstance(t2, ast.Compare) or t2.left is not stack[-1]:
             return None
         joined = ast.Compare(left=test.left, ops=test.ops + t2.ops,
                              comparators=test.comparators + t2.comparators)
@@ -499,14 +511,11 @@ class Emitter:
                     continue
                 if not _same_entry(self.effective_handler(nxt), ctx.handler):
                     continue
-                sub_stack = list(stack)
-                out = []
-                try:
-                    self.ex.run(blk.instrs[:-1], sub_stack, out)
-                    t2, tt, tf, keeps = self._condition(blk, sub_stack)
-                except DecompilationError:
+                trial = self._trial_condition(blk, stack)
+                if trial is None:
                     continue
-                if out or keeps or len(sub_stack) != len(stack) or isinstance(t2, S.ExcMatch):
+                t2, tt, tf, sub_stack = trial
+                if len(sub_stack) != len(stack) or isinstance(t2, S.ExcMatch):
                     continue
                 if side == "false":  # reached when test is false
                     if tt == t_true:
