@@ -39,7 +39,7 @@ class Block:
 
 
 class CFG:
-    def __init__(self, instrs, entries, merge_exits=True):
+    def __init__(self, instrs, entries, merge_exits=True, extra_leaders=()):
         self.instrs = instrs
         self.entries = entries
         n = len(instrs)
@@ -66,6 +66,7 @@ class CFG:
                 leaders.add(ins.index + 1)
         for e in entries:
             leaders.update((e.start, e.end, e.target))
+        leaders.update(extra_leaders)  # e.g. where match-statement case bodies start
         if merge_exits:
             leaders.update(self._copied_return_starts(instrs, leaders))
         for i in range(1, n):

@@ -96,3 +96,8 @@ INVERSE_COND = {
     "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
     "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
 }
+
+# `match` statements exist from 3.10; there MATCH_CLASS / MATCH_KEYS also push a bool
+# (3.11+ push the extracted values or None, tested with POP_JUMP_IF_NONE).
+HAS_MATCH = PY >= (3, 10)
+MATCH_PUSHES_BOOL = PY == (3, 10)
