@@ -58,6 +58,7 @@ def _const_key(value):
 
 def _collect(code, path, found, skip=frozenset()):
     prev = None
+    loaded = set()  # nested code objects this code uses (Dynamo leaves unused ones behind)
     for ins in dis.get_instructions(code):
         op = ins.opname
         if prev is not None and prev.opname == "LOAD_CONST" and (
@@ -81,13 +82,15 @@ def _collect(code, path, found, skip=frozenset()):
         elif op in _CALL_OPS:
             found.add((path, "call"))
         elif op in ("LOAD_CONST", "RETURN_CONST"):
+            if isinstance(ins.argval, types.CodeType):
+                loaded.add(id(ins.argval))
             values = ins.argval if isinstance(ins.argval, (tuple, frozenset)) else (ins.argval,)
             for value in values:  # a folded tuple (dict keys, `in (...)`) counts by element
                 key = _const_key(value)
                 if key is not None:
                     found.add((path, "const", key))
     for const in code.co_consts:
-        if isinstance(const, types.CodeType) and id(const) not in skip:
+        if isinstance(const, types.CodeType) and id(const) not in skip and id(const) in loaded:
             _collect(const, path + "/" + const.co_name, found, skip)
 
 

@@ -195,7 +195,9 @@ def run(code, decisions, global_labels, const_labels):
     # non-literal constants become proxies too (they could do real things when called)
     consts = []
     for c in code.co_consts:
-        if _is_literal(c):
+        if _is_literal(c) and id(c) not in const_labels:
+            # (a literal the candidate binds by name, e.g. a code object passed as a value
+            # to _create_nested_fn, must be the same proxy on both sides)
             consts.append(c)
         else:
             consts.append(Proxy(rec, const_labels.get(id(c), "K:%s" % type(c).__name__)))
