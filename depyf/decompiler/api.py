@@ -40,6 +40,7 @@ class _Nested:
         try:
             ex = S.Executor(code, self, self.bindings, self.temp_prefix)
             stmts = Emitter(code, instrs, entries, ex).function_body()
+            _refuse_recomputed(stmts, ex, code)
         except DecompilationError:
             # code no compiler would write (values kept on the stack across statements,
             # duplicated and mutated in place): try again binding them to temporaries
@@ -200,6 +201,26 @@ def _loads_const0(code):
         if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.arg == 0:
             return True
     return False
+
+
+def _refuse_recomputed(stmts, ex, code):
+    """A value the bytecode computes once and then copies (COPY / DUP_TOP) must not be
+    written twice: the output would compute it twice (two lists where there was one
+    shared list, a call made twice). Names and constants are exempt: reading them again
+    gives the same value."""
+    dups = {id(v): v for v in ex._dups.values()
+            if isinstance(v, ast.expr) and not isinstance(v, (ast.Name, ast.Constant))
+            and not ex.settled(v)}
+    if not dups:
+        return
+    seen = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if dups.get(id(node)) is node:
+                if id(node) in seen:
+                    raise DecompilationError("a value used twice would be computed twice",
+                                             function=code.co_name)
+                seen.add(id(node))
 
 
 def _tuple_elts(node):

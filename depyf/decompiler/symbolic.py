@@ -361,13 +361,26 @@ class Executor:
                     stack[j] = ref
         self._base = len(stack)
 
+    _DISPLAY_OF = {"LIST_EXTEND": ast.List, "SET_UPDATE": ast.Set, "DICT_UPDATE": ast.Dict,
+                   "DICT_MERGE": ast.Dict}
+
+    def _folds_into_display(self, ins, stack):
+        """`[*a]`, `{**a}`: merging into a display still being built is part of the
+        expression, no statement runs (and DICT_MERGE, unlike dict.update, refuses
+        repeated keys: it must stay `**` in a call or display)."""
+        kind = self._DISPLAY_OF.get(ins.opname)
+        if kind is None or len(stack) <= ins.arg:
+            return False
+        target = stack[-(ins.arg + 1)]
+        return isinstance(target, kind) and not getattr(target, "_temp", False)
+
     def run(self, instrs, stack, out):
         """Execute ``instrs`` (no control flow among them) on ``stack``, appending stmts."""
         # values below ``_base`` were on the stack when the current statement began
         self._base = len(stack)
         self._out = out
         for ins in instrs:
-            if self.temps and ins.opname in self._FLUSH_BEFORE:
+            if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack):
                 self.flush(stack, out, ins)
             if self._group and not self._continues_group(ins):
                 # a store left other values on the stack and something else runs before

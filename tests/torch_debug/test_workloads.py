@@ -98,14 +98,10 @@ def _overview_counts(root):
     return used, fell_back, details
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known decompiler gaps on Dynamo's output (measured 2026-11-21: 2-6 of 26-48 code "
-    "objects fall back: a closure's resume made by _create_nested_fn, GPT-2 loss_function "
-    "and wrapper); strict, so it fails as soon as every code object is decompiled"))
 def test_every_transformed_code_is_decompiled_and_running(dump_root, no_pause):
     """THE DECOMPILER GATE (issue: 100% of transformed and resume code objects decompiled
-    and used as the running code). Expected to FAIL until the decompiler handles all of
-    Dynamo's output: it prints the count and every fallback with its reason. Do not weaken.
+    and used as the running code): it prints the count and every fallback with its
+    reason, and fails on any fallback. Do not weaken.
     It reads the dumps of the workload tests above (run in the same pytest session) and
     runs the eager workloads itself when those were deselected."""
     used, fell_back, details = _overview_counts(dump_root)
