@@ -23,6 +23,10 @@ def same_stmts(a, b):
 
 
 # ---- try / except / finally -----------------------------------------------------------------
+# try/except and (3.11+) try/except*: both can take the finally of a try around them
+_TRY_KINDS = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
 def build_try(body, hstmts, fname):
     """Read handler statements back as except clauses (or a finally body)."""
     if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, S.ExcMatch):
@@ -181,7 +185,7 @@ def _strip_tail_returns(stmts):
             _strip_tail_returns(arm)
         if not last.body:
             last.body = [ast.Pass()]
-    elif isinstance(last, ast.Try):
+    elif isinstance(last, _TRY_KINDS):
         for arm in [last.body, last.orelse] + [h.body for h in last.handlers]:
             if last.finalbody:
                 break
@@ -236,11 +240,11 @@ def _fix(stmts):
                 out.extend(s)
                 i += 1
                 continue
-        if isinstance(s, ast.Try) and len(s.body) == 1 and isinstance(s.body[0], ast.Try) and \
+        if isinstance(s, ast.Try) and len(s.body) == 1 and isinstance(s.body[0], _TRY_KINDS) and \
                 s.finalbody and not s.handlers and not s.orelse and s.body[0].handlers and \
                 not s.body[0].finalbody:
             inner = s.body[0]
-            merged = ast.Try(body=inner.body, handlers=inner.handlers, orelse=inner.orelse,
+            merged = type(inner)(body=inner.body, handlers=inner.handlers, orelse=inner.orelse,
                              finalbody=s.finalbody)
             merged._finally_copy = getattr(s, "_finally_copy", False)
             s = merged
@@ -251,7 +255,7 @@ def _fix(stmts):
     k = 0
     while k < len(out):
         s = out[k]
-        if isinstance(s, ast.Try) and getattr(s, "_finally_copy", False):
+        if isinstance(s, _TRY_KINDS) and getattr(s, "_finally_copy", False):
             n = len(s.finalbody)
             if _same_modulo_exit(out[k + 1:k + 1 + n], s.finalbody):
                 del out[k + 1:k + 1 + n]
@@ -315,7 +319,7 @@ def _drop_trailing_continue(body):
                 last.body, last.orelse = last.orelse, []
             else:
                 last.body = [ast.Pass()]
-    if body and isinstance(body[-1], ast.Try):
+    if body and isinstance(body[-1], _TRY_KINDS):
         last = body[-1]
         for arm in (last.body, last.orelse):
             _drop_trailing_continue(arm)

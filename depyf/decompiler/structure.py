@@ -81,7 +81,7 @@ class Emitter:
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
         self.matches = patterns.find_matches(instrs)
-        starts = set()
+        starts = _after_except_star(instrs)
         for m in self.matches.values():
             starts |= m.leaders()
         self.cfg = CFG(instrs, entries, merge_exits=not executor.temps, extra_leaders=starts)
@@ -890,6 +890,57 @@ class Emitter:
         raise DecompilationError("unexpected instruction after a with exit", opname=op,
                                  offset=last.offset, function=self.code.co_name)
 
+    # -- except* (3.11+) -------------------------------------------------------------------------
+    def _is_star_handler(self, target):
+        return any(i.opname == "CHECK_EG_MATCH" for i in self.cfg.instrs[target:target + 12])
+
+    def _emit_try_star(self, entry, ctx, stack, body, body_stack, exit_block):
+        """try/except*: every clause tests what the clauses before it left unhandled.
+
+        Handler layout: PUSH_EXC_INFO and a list for the exceptions the clauses raise; per
+        clause `<type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE next; STORE name | POP_TOP;
+        body` whose end jumps to the next clause; then PREP_RERAISE_STAR re-raises what is
+        left (or nothing) and POP_EXCEPT leads to the code after the statement."""
+        from .rewrite import _clause
+        instrs = self.cfg.instrs
+        pos = entry.target + 1
+        ops = [i.opname for i in instrs[pos:pos + 3]]
+        if ops == ["COPY", "BUILD_LIST", "SWAP"]:
+            pos += 3
+        elif ops[:2] == ["BUILD_LIST", "COPY"]:
+            pos += 2
+        else:
+            raise DecompilationError("unrecognized except* handler", function=self.code.co_name)
+        hstack = list(stack) + [S.ExcValue("group"), S.ExcValue("raised"), S.ExcValue("rest")]
+        handlers = []
+        while instrs[pos].opname != "LIST_APPEND":
+            check = next((i.index for i in instrs[pos:pos + 64] if i.opname == "CHECK_EG_MATCH"), None)
+            if check is None or [i.opname for i in instrs[check + 1:check + 3]] != ["COPY", "POP_JUMP_IF_NONE"]:
+                raise DecompilationError("unrecognized except* clause", function=self.code.co_name)
+            st, out = list(hstack), []
+            self.ex.run(instrs[pos:check], st, out)
+            if out or len(st) != len(hstack) + 1:
+                raise DecompilationError("except* type with statements", function=self.code.co_name)
+            fail = instrs[check + 2].target
+            if instrs[fail].opname != "POP_TOP":
+                raise DecompilationError("unrecognized except* clause end", function=self.code.co_name)
+            start = self.cfg.fall(self.cfg[self.cfg.block_at[check + 2]])
+            stop = fail + 1
+            if instrs[stop].opname == "LIST_APPEND":  # the last clause: on to the re-raise
+                stop = next(i.index for i in instrs[stop:] if i.opname == "PREP_RERAISE_STAR")
+            stmts, _ = self.seq(start, ctx.but(stop=stop), hstack + [S.ExcValue()])
+            handlers.append(_clause(st[-1], stmts, self.code.co_name))
+            pos = fail + 1
+        end = next((i for i in instrs[pos:pos + 8] if i.opname == "POP_EXCEPT"), None)
+        if end is None:
+            raise DecompilationError("unrecognized except* handler end", function=self.code.co_name)
+        after = instrs[end.index + 1]
+        follow = self.cfg.target(after) if after.opname == "JUMP" else self.cfg.alias.get(after.index, after.index)
+        node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
+        if body_stack is not None and exit_block is not None and exit_block != follow:
+            node.orelse, _ = self.seq(exit_block, ctx.but(stop=follow), body_stack)
+        return [node], follow, list(stack)
+
     def _handler_is_finally(self, entry):
         """A finally handler re-raises without ever testing the exception's type."""
         i = entry.target
@@ -935,6 +986,8 @@ class Emitter:
             # `return x` in the body: 3.11+ leaves the RETURN_VALUE itself unprotected
             body.append(ast.Return(value=body_stack[-1]))
             body_stack, exit_block = None, None
+        if self._is_star_handler(entry.target):
+            return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
         handler_stack = stack[:entry.depth] if self._is_311() else list(stack)
         if self._is_311():
             handler_stack = list(stack) + [S.ExcValue()]
@@ -987,6 +1040,20 @@ class Emitter:
         if st is None and follow is not None:
             st = list(stack)
         return [node], follow, st
+
+
+def _after_except_star(instrs):
+    """Where the code after an except* handler starts (the handler's last POP_EXCEPT is
+    followed by it when the compiler copied it there instead of jumping)."""
+    out = set()
+    for ins in instrs:
+        if ins.opname == "PREP_RERAISE_STAR":
+            out.add(ins.index)  # where the last clause's body ends
+            for later in instrs[ins.index:ins.index + 8]:
+                if later.opname == "POP_EXCEPT":
+                    out.add(later.index + 1)
+                    break
+    return out
 
 
 def _same_entry(a, b):

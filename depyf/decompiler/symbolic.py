@@ -823,7 +823,10 @@ class Executor:
             out.append(AppendStmt(acc=target, value=value, key=key))
 
     def op_LIST_APPEND(self, ins, stack, out):
-        self._append(ins, stack, out, stack.pop())
+        value = stack.pop()
+        if isinstance(stack[-ins.arg], ExcValue):
+            return  # except*: collecting what a clause left unhandled (no statement)
+        self._append(ins, stack, out, value)
 
     op_SET_ADD = op_LIST_APPEND
 

@@ -82,3 +82,42 @@ def except_star_in_loop(n):
         except* KeyError:
             out.append("key at %d" % i)
     return out
+
+
+@case(((ValueError,),), ((ValueError, OSError),), ((),))
+def except_star_with_try_in_clause_and_return(kinds):
+    log = []
+    try:
+        if not kinds:
+            return "nothing raised"
+        raise group(*kinds)
+    except* ValueError as eg:
+        try:
+            log.append(int("x"))
+        except ValueError as inner:
+            log.append(("inner", str(inner)[:7], len(eg.exceptions)))
+        finally:
+            log.append("clause done")
+    except* OSError:
+        log.append("os")
+        if len(kinds) > 1:
+            log.append("both")
+    return log
+
+
+@case((0,), (1,), (2,), (3,))
+def except_star_three_clauses_and_else(n):
+    kinds = [(KeyError,), (KeyError, IndexError), (), (TypeError,)][n]
+    log = []
+    try:
+        if kinds:
+            raise group(*kinds)
+    except* KeyError:
+        log.append("key")
+    except* IndexError as eg:
+        log.append(("index", len(eg.exceptions)))
+    except* (TypeError, ValueError):
+        log.append("type or value")
+    else:
+        log.append("no error")
+    return log
