@@ -9,12 +9,16 @@ NO_FALLTHROUGH = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "END_FINAL
 BRANCHES = COND_JUMPS | {"FOR_ITER", "SEND"}
 
 
-def _exit_key(instrs):
+def _exit_key(instrs, prev=None):
     """What makes two exit blocks interchangeable: same instructions and, except for a
-    bare re-raise or an implicit `return None` (copied without a line), the same line."""
+    bare re-raise or an implicit `return None`, the same line. An implicit `return None`
+    has no line of its own: it carries the line of the code it was appended to (``prev``,
+    the instruction before it in layout); an explicit one starts its own line."""
     ops = tuple((i.opname, i.arg) for i in instrs)
+    implicit = prev is None or prev.line == instrs[0].line or instrs[0].line is None
     if [i.opname for i in instrs] == ["RERAISE"] or (
-            [i.opname for i in instrs] == ["LOAD_CONST", "RETURN_VALUE"] and instrs[0].argval is None):
+            [i.opname for i in instrs] == ["LOAD_CONST", "RETURN_VALUE"] and instrs[0].argval is None
+            and implicit):
         return ops
     return ops + tuple(i.line for i in instrs)
 
@@ -120,7 +124,7 @@ class CFG:
                     instrs[s - 1].target is None and instrs[s - 1].opname not in NO_FALLTHROUGH \
                     and s not in leaders:
                 s -= 1
-            key = _exit_key(instrs[s:r + 1])
+            key = _exit_key(instrs[s:r + 1], instrs[s - 1] if s > 0 else None)
             groups.setdefault(key, []).append(s)
         starts = []
         for members in groups.values():
@@ -136,7 +140,8 @@ class CFG:
             blk = self.blocks[bid]
             if blk.last.opname not in ("RETURN_VALUE", "RERAISE") or len(blk.instrs) > 4:
                 continue
-            key = (_exit_key(blk.instrs), blk.handler.target if blk.handler else None)
+            prev = self.instrs[bid - 1] if bid > 0 else None
+            key = (_exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None)
             if key in seen:
                 alias[bid] = seen[key]
             else:
