@@ -120,7 +120,12 @@ class _Nested:
         iter_expr = it.value if isinstance(it, S._GetIter) else it
         body = self.body_of(code, kind="comprehension")
         from .comprehensions import comprehension_from_body
-        return comprehension_from_body(code, body, iter_expr)
+        node = comprehension_from_body(code, body, iter_expr)
+        if code.co_flags & CO_COROUTINE:
+            # an async list/set/dict comprehension (up to 3.11) is a coroutine function:
+            # the caller awaits its result, and that await belongs to the comprehension
+            node._awaited_by_caller = True
+        return node
 
     def make_class(self, args, keywords):
         fm, name_node, bases = args[0], args[1], args[2:]

@@ -1154,6 +1154,9 @@ class Executor:
 
     def op_GET_AWAITABLE(self, ins, stack, out):
         value = stack.pop()
+        if getattr(value, "_awaited_by_caller", False):
+            stack.append(YieldFromIter(value, "comprehension"))
+            return
         stack.append(YieldFromIter(value, "await"))
 
     def op_GET_ANEXT(self, ins, stack, out):
@@ -1280,6 +1283,11 @@ def _yield_from_expr(it):
     if isinstance(it, YieldFromIter):
         if it.kind == "anext":
             return it.value  # the loop variable of an `async for`
+        if it.kind == "comprehension":
+            # the await that runs an async comprehension is part of it; a further
+            # await of its value is a real one
+            it.value._awaited_by_caller = False
+            return it.value
         if isinstance(it.value, WithExitCall):
             return it.value  # `async with` awaits its exit call
         if it.kind == "await":
