@@ -377,7 +377,7 @@ class Emitter:
                 return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         elif _pending(stack) or (stack and stack[-1] is test):
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
-        test, t_true, t_false = self._compound(test, t_true, t_false, ctx, stack)
+        test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
         merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false
@@ -494,8 +494,12 @@ class Emitter:
             merged.append(x if x is y else _ifexp(test, x, y))
         return [], merge, merged
 
-    def _compound(self, test, t_true, t_false, ctx, stack):
-        """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test."""
+    def _compound(self, blk, test, t_true, t_false, ctx, stack):
+        """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
+
+        A block joins the test when only the blocks folded so far (starting with ``blk``)
+        reach it: in `(a and b) or c`, both a and b jump to c."""
+        folded = {blk.id}
         changed = True
         while changed:
             changed = False
@@ -503,15 +507,15 @@ class Emitter:
                 nxt = t_true if side == "true" else t_false
                 if nxt in ctx.sinks() or nxt not in self.cfg.blocks:
                     continue
-                blk = self.cfg[nxt]
-                if len(blk.preds) != 1 or blk.last.opname not in COND or \
-                        blk.last.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                nblk = self.cfg[nxt]
+                if not set(nblk.preds) <= folded or nblk.last.opname not in COND or \
+                        nblk.last.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
                     continue
                 if nxt in self.latches or (ctx.region is not None and nxt not in ctx.region):
                     continue
                 if not _same_entry(self.effective_handler(nxt), ctx.handler):
                     continue
-                trial = self._trial_condition(blk, stack)
+                trial = self._trial_condition(nblk, stack)
                 if trial is None:
                     continue
                 t2, tt, tf, sub_stack = trial
@@ -531,6 +535,7 @@ class Emitter:
                         test, t_true = _boolop(ast.And, test, S.negate(t2)), tf
                     else:
                         continue
+                folded.add(nxt)
                 changed = True
                 break
         return test, t_true, t_false
