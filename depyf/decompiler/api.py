@@ -12,6 +12,7 @@ from ..errors import DecompilationError
 from . import symbolic as S
 from . import versions as V
 from .instructions import normalize
+from .mangling import mangle, unmangle_class_body
 from .printer import unparse
 from .rewrite import finish_body
 from .selfcheck import check
@@ -34,6 +35,11 @@ class _Nested:
         self.bindings = bindings
         self.temp_prefix = temp_prefix
         self.used_temps = False
+        self.classes = []  # names of the class bodies being decompiled, innermost last
+
+    def mangle(self, name):
+        """``name`` as the code being decompiled stores it (private names in classes)."""
+        return mangle(self.classes[-1], name) if self.classes else name
 
     def body_of(self, code, kind="function"):
         instrs, entries = normalize(code)
@@ -130,7 +136,11 @@ class _Nested:
     def make_class(self, args, keywords):
         fm, name_node, bases = args[0], args[1], args[2:]
         code = fm.code
-        body = self.body_of(code, kind="class")
+        self.classes.append(code.co_name)
+        try:
+            body = self.body_of(code, kind="class")
+        finally:
+            self.classes.pop()
         cleaned = []
         for s in body:
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
@@ -144,7 +154,7 @@ class _Nested:
             if isinstance(s, S._SetupAnnotations):
                 continue
             cleaned.append(s)
-        cleaned = annotated_assignments(cleaned)
+        cleaned = unmangle_class_body(code.co_name, annotated_assignments(cleaned))
         if cleaned and isinstance(cleaned[0], ast.Assign) and len(cleaned[0].targets) == 1 and \
                 isinstance(cleaned[0].targets[0], ast.Name) and cleaned[0].targets[0].id == "__doc__":
             cleaned[0] = ast.Expr(value=cleaned[0].value)

@@ -508,7 +508,7 @@ class Executor:
             out.append(RestoreStmt(name=target))
             return
         if isinstance(value, FuncMarker) and isinstance(target, ast.Name) and \
-                value.code.co_name == target.id:
+                self.nested.mangle(value.code.co_name) == target.id:
             out.append(self.nested.make_def(value))
             return
         if isinstance(value, ImportName):
@@ -522,7 +522,7 @@ class Executor:
             out.append(ast.Import(names=[ast.alias(name=value.imp.module, asname=target.id)]))
             return
         if isinstance(value, ast.Call) and getattr(value, "_class_def", None) is not None and \
-                isinstance(target, ast.Name) and value._class_def.name == target.id:
+                isinstance(target, ast.Name) and self.nested.mangle(value._class_def.name) == target.id:
             out.append(value._class_def)
             return
         if isinstance(value, ast.NamedExpr) and getattr(value, "_chain", None) is not None:
