@@ -1010,9 +1010,11 @@ class Executor:
             args = args[:-k]
             keywords = [ast.keyword(arg=kn, value=v) for kn, v in zip(kwnames, kwvals)]
         if (self_arg is None and len(args) == 1 and not keywords and isinstance(args[0], FuncMarker)
-                and not isinstance(func, (FuncMarker, BuildClassMarker, WithExit))
+                and not isinstance(func, (BuildClassMarker, WithExit))
+                and not (isinstance(func, FuncMarker) and func.code.co_name != "<lambda>")
                 and args[0].code.co_name != "<lambda>" and not args[0].code.co_name.startswith("<")):
-            args[0].decorators.insert(0, func)
+            # `@decorator def f` (3.9+: any expression, a lambda too)
+            args[0].decorators.insert(0, self.nested.make_lambda(func))
             stack.append(args[0])
             return
         self._finish_call(func, self_arg, args, keywords, stack)
