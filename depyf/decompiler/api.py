@@ -14,7 +14,7 @@ from . import versions as V
 from .instructions import normalize
 from .mangling import mangle, unmangle_class_body
 from .printer import unparse
-from .rewrite import finish_body
+from .rewrite import finish_body, returned_expression
 from .selfcheck import check
 from .signature import build_arguments
 from .structure import Emitter
@@ -44,8 +44,14 @@ class _Nested:
     def body_of(self, code, kind="function"):
         instrs, entries = normalize(code)
         try:
-            ex = S.Executor(code, self, self.bindings, self.temp_prefix)
-            stmts = Emitter(code, instrs, entries, ex).function_body()
+            try:
+                ex = S.Executor(code, self, self.bindings, self.temp_prefix)
+                stmts = Emitter(code, instrs, entries, ex).function_body()
+            except DecompilationError:
+                # the compiler may have copied the code after an expression into each of
+                # its arms (up to a return): try again with identical tails joined
+                ex = S.Executor(code, self, self.bindings, self.temp_prefix)
+                stmts = Emitter(code, instrs, entries, ex, merge_tails=True).function_body()
         except DecompilationError:
             # code no compiler would write (values kept on the stack across statements,
             # duplicated and mutated in place): try again binding them to temporaries
@@ -107,13 +113,12 @@ class _Nested:
         if code.co_name != "<lambda>":
             raise DecompilationError("function %r used as a value" % code.co_name)
         body = self.body_of(code, kind="lambda")
-        if len(body) != 1 or not isinstance(body[0], ast.Return):
-            if code.co_flags & CO_GENERATOR and len(body) == 1 and isinstance(body[0], ast.Expr):
-                expr = body[0].value
-            else:
-                raise DecompilationError("lambda body is not a single expression", function="<lambda>")
+        if code.co_flags & CO_GENERATOR and len(body) == 1 and isinstance(body[0], ast.Expr):
+            expr = body[0].value
         else:
-            expr = body[0].value if body[0].value is not None else S.const(None)
+            expr = returned_expression(body)
+            if expr is None:
+                raise DecompilationError("lambda body is not a single expression", function="<lambda>")
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults), annotations={})
         return ast.Lambda(args=args, body=expr)

@@ -75,11 +75,12 @@ class Loop:
 
 
 class Emitter:
-    def __init__(self, code, instrs, entries, executor):
+    def __init__(self, code, instrs, entries, executor, merge_tails=False):
         self.code = code
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
-        self.cfg = CFG(instrs, entries, merge_exits=not executor.temps)
+        self.cfg = CFG(instrs, entries, merge_exits=not executor.temps,
+                       merge_tails=merge_tails and not executor.temps)
         self.ex = executor
         self._find_loops()
         self._classify_handlers()
@@ -389,20 +390,27 @@ class Emitter:
             # both are jumps (compound conditions): put the nearer block first
             if t_false < t_true:
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
-        sub = ctx.but(stop=merge) if merge is not None else ctx
-        then_stmts, then_stack = self.seq(then_first, sub, stack)
-        if else_first == merge:
-            else_stmts, else_stack = [], list(stack)
-        else:
-            else_stmts, else_stack = self.seq(else_first, sub, stack)
-        if (merge is not None and then_stack is not None and else_stack is not None
-                and len(then_stack) == len(else_stack) > len(stack)):
-            # a conditional expression whose value is computed inside the arms
-            if then_stmts or else_stmts:
+        while True:
+            sub = ctx.but(stop=merge) if merge is not None else ctx
+            then_stmts, then_stack = self.seq(then_first, sub, stack)
+            if else_first == merge:
+                else_stmts, else_stack = [], list(stack)
+            else:
+                else_stmts, else_stack = self.seq(else_first, sub, stack)
+            if (merge is not None and then_stack is not None and else_stack is not None
+                    and len(then_stack) == len(else_stack) > len(stack)):
+                # a conditional expression whose value is computed inside the arms
+                if not (then_stmts or else_stmts):
+                    merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
+                    return [], merge, merged
+                if self._bare_return(merge) and merge != ctx.stop:
+                    # arms that return in places and bring a value to the compiler's one
+                    # shared `return` elsewhere: each arm returns through it
+                    merge = None
+                    continue
                 raise DecompilationError("statements inside a conditional expression",
                                          function=self.code.co_name)
-            merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
-            return [], merge, merged
+            break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if merge is None:
             end_stack = None
@@ -414,6 +422,10 @@ class Emitter:
             return [node], merge, None if merge is None else list(stack)
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
+
+    def _bare_return(self, bid):
+        """Whether block ``bid`` only returns the value on top of the stack."""
+        return bid in self.cfg.blocks and [i.opname for i in self.cfg[bid].instrs] == ["RETURN_VALUE"]
 
     def _trial_condition(self, blk, stack):
         """Run a block that ends in a conditional jump on a copy of ``stack``: its
@@ -436,12 +448,9 @@ class Emitter:
             return None
         clean = self.cfg[t_false]
         ops = [i.opname for i in clean.instrs]
-        if ops == ["POP_TOP", "JUMP"]:
-            false_target = clean.last.target
-        elif ops == ["POP_TOP"]:
-            false_target = clean.end
-        else:
+        if ops not in (["POP_TOP", "JUMP"], ["POP_TOP"]) or len(clean.succs) != 1:
             return None
+        false_target = clean.succs[0]  # (a copied exit there is merged with its original)
         blk = self.cfg[t_true]
         if blk.last.opname not in COND or len(blk.preds) != 1:
             return None
