@@ -800,6 +800,9 @@ class Executor:
         target = stack[-ins.arg]
         if ins.arg == 1 and key is None and isinstance(target, (ast.List, ast.Set)):
             target.elts.append(value)  # display element after a starred part: [a, *b, c]
+        elif ins.arg == 1 and key is not None and isinstance(target, ast.Dict):
+            target.keys.append(key)  # a big dict display is built item by item
+            target.values.append(value)
         elif self.temps and getattr(target, "_temp", False):
             if key is None:
                 self._mutate(target, "append" if ins.opname == "LIST_APPEND" else "add", [value], out)
@@ -866,16 +869,25 @@ class Executor:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
 
     def op_DICT_UPDATE(self, ins, stack, out):
+        self._dict_update(ins, stack, out, flatten=True)
+
+    def op_DICT_MERGE(self, ins, stack, out):
+        # call keywords: `f(**{'a-b': 1})` must stay as written
+        self._dict_update(ins, stack, out, flatten=False)
+
+    def _dict_update(self, ins, stack, out, flatten):
         value = stack.pop()
         target = stack[-ins.arg]
         if not isinstance(target, ast.Dict):
             self._mutate(target, "update", [value], out)
             return
+        if flatten and isinstance(value, ast.Dict):
+            # the items of a big display come in chunks: {..., **{'r': n}} is {..., 'r': n}
+            target.keys.extend(value.keys)
+            target.values.extend(value.values)
+            return
         target.keys.append(None)
         target.values.append(value)
-
-    def op_DICT_MERGE(self, ins, stack, out):
-        self.op_DICT_UPDATE(ins, stack, out)
 
     def op_LIST_TO_TUPLE(self, ins, stack, out):
         lst = stack.pop()
@@ -1318,11 +1330,12 @@ def _index(node):
 
 
 def _formatted(value, conversion, spec):
+    """One formatted field, as the f-string that holds only it (BUILD_STRING joins the
+    parts of several; 3.11+ formats a lone field without one)."""
     if spec is not None and not isinstance(spec, ast.JoinedStr):
         spec = ast.JoinedStr(values=[spec])
-    if isinstance(value, ast.FormattedValue):
-        value = ast.JoinedStr(values=[value])  # a nested f-string: f"{f'{s}'}"
-    return ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+    field = ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+    return ast.JoinedStr(values=[field])
 
 
 def _compare(left, op, right):
