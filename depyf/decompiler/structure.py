@@ -598,15 +598,21 @@ class Emitter:
         node = (ast.AsyncFor if is_async else ast.For)(
             target=target, iter=iter_expr, body=body_stmts or [ast.Pass()], orelse=orelse,
             type_comment=None)
+        inlined = self._inlined_comprehension(node, stack, iter_expr)
+        if inlined is not None:
+            return [], follow, inlined
+        return [node], follow, stack
+
+    def _inlined_comprehension(self, loop, stack, iter_expr):
+        """3.12+ inlines list/set/dict comprehensions: a (async) for loop that appends to
+        the display below its iterator builds a value. The stack with that value, or None."""
         acc = stack[-1] if stack else None
         if V.INLINED_COMPREHENSIONS and isinstance(acc, (ast.List, ast.Set, ast.Dict)) and \
-                _appends_to(body_stmts, acc):
-            # 3.12+ inlined comprehension: the loop builds a value on the stack
+                _appends_to(loop.body, acc):
             from .comprehensions import comprehension_from_body
             from .rewrite import _fix
-            stack = stack[:-1] + [comprehension_from_body(self.code, _fix([node]), iter_expr)]
-            return [], follow, stack
-        return [node], follow, stack
+            return stack[:-1] + [comprehension_from_body(self.code, _fix([loop]), iter_expr)]
+        return None
 
     def _anext_entry(self, blk):
         """The exception entry ending an `async for` whose head is ``blk``, or None."""
@@ -623,6 +629,10 @@ class Emitter:
         entry = self._anext_entry(blk)
         it = stack[-1]
         iter_expr = it.value if isinstance(it, S._GetIter) else it
+        if not isinstance(it, S._GetIter):
+            # an async comprehension's `.0` is the async iterator already; below the loop
+            # body it is the loop's iterator, not a value waiting to be used
+            stack = stack[:-1] + [S._GetIter(it, is_async=True)]
         after = self.cfg.fall(self.cfg[entry.target])
         follow = self._loop_follow(body, [after] if after is not None else [], ctx) or after
         loop = Loop(blk.id, follow, body, {blk.id})
@@ -631,6 +641,9 @@ class Emitter:
         node = ast.AsyncFor(target=target, iter=iter_expr, body=body_stmts or [ast.Pass()],
                             orelse=[], type_comment=None)
         rest = stack[:-1]
+        inlined = self._inlined_comprehension(node, rest, iter_expr)
+        if inlined is not None:
+            return [], follow, inlined
         if after is not None and follow != after:
             node.orelse, _ = self.seq(after, ctx.but(stop=follow), rest)
         return [node], follow, rest
