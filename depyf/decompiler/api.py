@@ -12,8 +12,9 @@ from ..errors import DecompilationError
 from . import symbolic as S
 from . import versions as V
 from .instructions import normalize
+from .mangling import mangle, unmangle_class_body
 from .printer import unparse
-from .rewrite import finish_body
+from .rewrite import finish_body, returned_expression
 from .selfcheck import check
 from .signature import build_arguments
 from .structure import Emitter
@@ -34,12 +35,23 @@ class _Nested:
         self.bindings = bindings
         self.temp_prefix = temp_prefix
         self.used_temps = False
+        self.classes = []  # names of the class bodies being decompiled, innermost last
+
+    def mangle(self, name):
+        """``name`` as the code being decompiled stores it (private names in classes)."""
+        return mangle(self.classes[-1], name) if self.classes else name
 
     def body_of(self, code, kind="function"):
         instrs, entries = normalize(code)
         try:
-            ex = S.Executor(code, self, self.bindings, self.temp_prefix)
-            stmts = Emitter(code, instrs, entries, ex).function_body()
+            try:
+                ex = S.Executor(code, self, self.bindings, self.temp_prefix)
+                stmts = Emitter(code, instrs, entries, ex).function_body()
+            except DecompilationError:
+                # the compiler may have copied the code after an expression into each of
+                # its arms (up to a return): try again with identical tails joined
+                ex = S.Executor(code, self, self.bindings, self.temp_prefix)
+                stmts = Emitter(code, instrs, entries, ex, merge_tails=True).function_body()
             _refuse_recomputed(stmts, ex, code)
         except DecompilationError:
             # code no compiler would write (values kept on the stack across statements,
@@ -102,13 +114,12 @@ class _Nested:
         if code.co_name != "<lambda>":
             raise DecompilationError("function %r used as a value" % code.co_name)
         body = self.body_of(code, kind="lambda")
-        if len(body) != 1 or not isinstance(body[0], ast.Return):
-            if code.co_flags & CO_GENERATOR and len(body) == 1 and isinstance(body[0], ast.Expr):
-                expr = body[0].value
-            else:
-                raise DecompilationError("lambda body is not a single expression", function="<lambda>")
+        if code.co_flags & CO_GENERATOR and len(body) == 1 and isinstance(body[0], ast.Expr):
+            expr = body[0].value
         else:
-            expr = body[0].value if body[0].value is not None else S.const(None)
+            expr = returned_expression(body)
+            if expr is None:
+                raise DecompilationError("lambda body is not a single expression", function="<lambda>")
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults), annotations={})
         return ast.Lambda(args=args, body=expr)
@@ -121,12 +132,21 @@ class _Nested:
         iter_expr = it.value if isinstance(it, S._GetIter) else it
         body = self.body_of(code, kind="comprehension")
         from .comprehensions import comprehension_from_body
-        return comprehension_from_body(code, body, iter_expr)
+        node = comprehension_from_body(code, body, iter_expr)
+        if code.co_flags & CO_COROUTINE:
+            # an async list/set/dict comprehension (up to 3.11) is a coroutine function:
+            # the caller awaits its result, and that await belongs to the comprehension
+            node._awaited_by_caller = True
+        return node
 
     def make_class(self, args, keywords):
         fm, name_node, bases = args[0], args[1], args[2:]
         code = fm.code
-        body = self.body_of(code, kind="class")
+        self.classes.append(code.co_name)
+        try:
+            body = self.body_of(code, kind="class")
+        finally:
+            self.classes.pop()
         cleaned = []
         for s in body:
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
@@ -140,7 +160,7 @@ class _Nested:
             if isinstance(s, S._SetupAnnotations):
                 continue
             cleaned.append(s)
-        cleaned = annotated_assignments(cleaned)
+        cleaned = unmangle_class_body(code.co_name, annotated_assignments(cleaned))
         if cleaned and isinstance(cleaned[0], ast.Assign) and len(cleaned[0].targets) == 1 and \
                 isinstance(cleaned[0].targets[0], ast.Name) and cleaned[0].targets[0].id == "__doc__":
             cleaned[0] = ast.Expr(value=cleaned[0].value)

@@ -43,8 +43,12 @@ class Block:
 
 
 class CFG:
-    def __init__(self, instrs, entries, merge_exits=True, extra_leaders=()):
+    def __init__(self, instrs, entries, merge_exits=True, merge_tails=False,
+                 extra_leaders=()):
+        """``merge_exits``: join the copies of small exit blocks; ``merge_tails``: also
+        join identical code that runs into them (see ``_copied_tail_starts``)."""
         self.instrs = instrs
+        self.merge_tails = merge_tails
         self.entries = entries
         n = len(instrs)
         handler_at = [None] * n
@@ -72,7 +76,10 @@ class CFG:
             leaders.update((e.start, e.end, e.target))
         leaders.update(extra_leaders)  # e.g. where match-statement case bodies start
         if merge_exits:
-            leaders.update(self._copied_return_starts(instrs, leaders))
+            copies = self._copied_return_starts(instrs, leaders)
+            if merge_tails:
+                copies += self._copied_tail_starts(instrs, leaders)
+            leaders.update(copies)
         for i in range(1, n):
             if handler_at[i] is not handler_at[i - 1]:
                 leaders.add(i)
@@ -132,20 +139,65 @@ class CFG:
                 starts.extend(members)
         return starts
 
+    @staticmethod
+    def _copied_tail_starts(instrs, leaders):
+        """Where 3.10+ may have pasted a whole small exit block (up to 4 instructions
+        ending in a return) in place of a jump to it: the copies keep their lines, so two
+        exits that end in the same instructions on the same lines may be copies from there
+        on. (`r.append(a < b < c)` + `return r`: the call is copied into each arm of the
+        chained comparison, which only meet again after it.) Only a guess: different
+        paths that end alike look the same, so this is a second try (``merge_tails``)."""
+        tails = {}
+        for ins in instrs:
+            if ins.opname != "RETURN_VALUE":
+                continue
+            r = ins.index
+            s = r
+            while s > 0 and r - s < 3 and instrs[s - 1].target is None and \
+                    instrs[s - 1].opname not in NO_FALLTHROUGH and s not in leaders:
+                s -= 1
+            tails[r] = s
+        found = {}
+        for r, s in tails.items():
+            for k in range(s, r - 1):  # suffixes longer than `LOAD x; RETURN_VALUE`
+                found.setdefault(_exit_key(instrs[k:r + 1], instrs[k - 1] if k > 0 else None), []).append(k)
+        starts = []
+        for r, s in tails.items():
+            for k in range(s, r - 1):  # the longest suffix that occurs twice
+                if len(found[_exit_key(instrs[k:r + 1], instrs[k - 1] if k > 0 else None)]) > 1:
+                    starts.append(k)
+                    break
+        return starts
+
     def _merge_duplicate_exits(self):
         """3.11+ copies small exit blocks (``return x``) into each predecessor; undo it so
-        that the branches meet again. Identical exit blocks become one."""
-        seen, alias = {}, {}
-        for bid in self.order:
-            blk = self.blocks[bid]
-            if blk.last.opname not in ("RETURN_VALUE", "RERAISE") or len(blk.instrs) > 4:
-                continue
-            prev = self.instrs[bid - 1] if bid > 0 else None
-            key = (_exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None)
-            if key in seen:
-                alias[bid] = seen[key]
-            else:
-                seen[key] = bid
+        that the branches meet again. Identical exit blocks become one, and so do the
+        identical blocks that run straight into them (the rest of a copied exit block)."""
+        alias = {}
+        changed = True
+        while changed:
+            changed = False
+            seen = {}
+            for bid in self.order:
+                blk = self.blocks[bid]
+                if bid in alias or len(blk.instrs) > 4:
+                    continue
+                if blk.last.opname in ("RETURN_VALUE", "RERAISE"):
+                    after = None
+                elif self.merge_tails and blk.last.opname not in NO_FALLTHROUGH and \
+                        blk.last.target is None and blk.end in self.blocks:
+                    after = alias.get(blk.end, blk.end)
+                else:
+                    continue
+                prev = self.instrs[bid - 1] if bid > 0 else None
+                key = (_exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None, after)
+                if after is not None and after == bid:
+                    continue
+                if key in seen:
+                    alias[bid] = seen[key]
+                    changed = True
+                else:
+                    seen[key] = bid
         return alias
 
     def dominators(self):

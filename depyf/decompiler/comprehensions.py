@@ -9,8 +9,11 @@ def _generators(stmts, generators):
     """Walk nested for/if down to the append/yield; return the element node(s)."""
     if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If) and not stmts[0].orelse \
             and len(stmts[0].body) == 1 and isinstance(stmts[0].body[0], ast.Continue):
-        # `if not c: continue` then the rest: the filter `if c`
-        generators[-1].ifs.append(S.negate(stmts[0].test))
+        # `if not c: continue` then the rest: the filter `if c`; `if a or b: continue`
+        # is `if not a if not b`
+        test = stmts[0].test
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+        generators[-1].ifs.extend(S.negate(p) for p in parts)
         return _generators(stmts[1:], generators)
     if len(stmts) != 1:
         raise DecompilationError("comprehension body has %d statements" % len(stmts))

@@ -177,6 +177,25 @@ def _exception_table_311(code, offset_to_index):
     return entries
 
 
+def _cover_cond_jumps(instrs, entries):
+    """Join two ranges of one handler that only a conditional jump separates.
+
+    A conditional jump raises nothing, so whether the table covers it is the compiler's
+    choice: 3.13 leaves some out (after the dropped TO_BOOL), which would cut a try body
+    (or an inlined comprehension) in two at every test."""
+    entries = sorted(entries, key=lambda e: e.start)
+    out = []
+    for e in entries:
+        prev = out[-1] if out else None
+        if (prev is not None and (prev.target, prev.depth, prev.lasti) == (e.target, e.depth, e.lasti)
+                and prev.end < e.start
+                and all(ins.opname in COND_JUMPS for ins in instrs[prev.end:e.start])):
+            out[-1] = prev._replace(end=e.end)
+            continue
+        out.append(e)
+    return out
+
+
 def _exception_table_blockstack(instrs):
     """Up to 3.10: derive handler ranges by simulating the SETUP_*/POP_BLOCK block stack."""
     n = len(instrs)
@@ -284,7 +303,7 @@ def normalize(code):
         else:
             ins.target = None
     if V.HAS_EXCEPTION_TABLE:
-        entries = _exception_table_311(code, offset_to_index)
+        entries = _cover_cond_jumps(out, _exception_table_311(code, offset_to_index))
     else:
         entries = _exception_table_blockstack(out)
     return out, entries

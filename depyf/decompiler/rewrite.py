@@ -346,3 +346,21 @@ def _strip_with_exits(stmts, exit_marker):
             continue
         _recurse(s, lambda body: (_strip_with_exits(body, exit_marker), body)[1])
         i += 1
+
+
+def returned_expression(stmts):
+    """The one expression a statement list returns, when it is only returns under ifs.
+
+    A lambda's conditional expression can come out as `if c: return a` + `return b`
+    (both arms end in their own return); as an expression that is `a if c else b`."""
+    if not stmts:
+        return None
+    first = stmts[0]
+    if isinstance(first, ast.Return):
+        return first.value if first.value is not None else S.const(None)
+    if isinstance(first, ast.If):
+        body = returned_expression(first.body)
+        orelse = returned_expression(first.orelse + stmts[1:])
+        if body is not None and orelse is not None:
+            return ast.IfExp(test=first.test, body=body, orelse=orelse)
+    return None

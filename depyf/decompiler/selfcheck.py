@@ -11,6 +11,7 @@ import dis
 import types
 
 from ..errors import DecompilationError
+from . import versions as V
 
 _NAME_OPS = {
     "LOAD_GLOBAL": "global", "LOAD_NAME": "global", "STORE_GLOBAL": "store-global",
@@ -59,8 +60,17 @@ def _const_key(value):
 def _collect(code, path, found, skip=frozenset()):
     prev = None
     loaded = set()  # nested code objects this code uses (Dynamo leaves unused ones behind)
+    recent = []
+    # `await` expressions are counted, not just noted: one await more or less has the same
+    # set of effects (`await [x async for ...]` awaits the list as well as the
+    # comprehension) but is another program. The awaits of `async with` are not counted:
+    # their number follows how many exits the with statement has.
+    awaits = 0
     for ins in dis.get_instructions(code):
         op = ins.opname
+        if op == "GET_AWAITABLE" and V.is_await_expression(ins, recent):
+            awaits += 1
+        recent = (recent + [op])[-3:]
         if prev is not None and prev.opname == "LOAD_CONST" and (
                 op == "MAKE_FUNCTION" and isinstance(prev.argval, str) or
                 op == "STORE_NAME" and ins.argval in ("__firstlineno__", "__qualname__")):
@@ -89,6 +99,8 @@ def _collect(code, path, found, skip=frozenset()):
                 key = _const_key(value)
                 if key is not None:
                     found.add((path, "const", key))
+    if awaits:
+        found.add((path, "awaits", awaits))
     for const in code.co_consts:
         if isinstance(const, types.CodeType) and id(const) not in skip and id(const) in loaded:
             _collect(const, path + "/" + const.co_name, found, skip)

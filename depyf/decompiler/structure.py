@@ -76,7 +76,7 @@ class Loop:
 
 
 class Emitter:
-    def __init__(self, code, instrs, entries, executor):
+    def __init__(self, code, instrs, entries, executor, merge_tails=False):
         self.code = code
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
@@ -84,7 +84,8 @@ class Emitter:
         starts = _after_except_star(instrs)
         for m in self.matches.values():
             starts |= m.leaders()
-        self.cfg = CFG(instrs, entries, merge_exits=not executor.temps, extra_leaders=starts)
+        self.cfg = CFG(instrs, entries, merge_exits=not executor.temps,
+                       merge_tails=merge_tails and not executor.temps, extra_leaders=starts)
         self.ex = executor
         self._find_loops()
         self._classify_handlers()
@@ -390,7 +391,7 @@ class Emitter:
                 return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         elif _pending(stack) or (stack and stack[-1] is test):
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
-        test, t_true, t_false = self._compound(test, t_true, t_false, ctx, stack)
+        test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
         merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false
@@ -402,20 +403,27 @@ class Emitter:
             # both are jumps (compound conditions): put the nearer block first
             if t_false < t_true:
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
-        sub = ctx.but(stop=merge) if merge is not None else ctx
-        then_stmts, then_stack = self.seq(then_first, sub, stack)
-        if else_first == merge:
-            else_stmts, else_stack = [], list(stack)
-        else:
-            else_stmts, else_stack = self.seq(else_first, sub, stack)
-        if (merge is not None and then_stack is not None and else_stack is not None
-                and len(then_stack) == len(else_stack) > len(stack)):
-            # a conditional expression whose value is computed inside the arms
-            if then_stmts or else_stmts:
+        while True:
+            sub = ctx.but(stop=merge) if merge is not None else ctx
+            then_stmts, then_stack = self.seq(then_first, sub, stack)
+            if else_first == merge:
+                else_stmts, else_stack = [], list(stack)
+            else:
+                else_stmts, else_stack = self.seq(else_first, sub, stack)
+            if (merge is not None and then_stack is not None and else_stack is not None
+                    and len(then_stack) == len(else_stack) > len(stack)):
+                # a conditional expression whose value is computed inside the arms
+                if not (then_stmts or else_stmts):
+                    merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
+                    return [], merge, merged
+                if self._bare_return(merge) and merge != ctx.stop:
+                    # arms that return in places and bring a value to the compiler's one
+                    # shared `return` elsewhere: each arm returns through it
+                    merge = None
+                    continue
                 raise DecompilationError("statements inside a conditional expression",
                                          function=self.code.co_name)
-            merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
-            return [], merge, merged
+            break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if merge is None:
             end_stack = None
@@ -427,6 +435,10 @@ class Emitter:
             return [node], merge, None if merge is None else list(stack)
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
+
+    def _bare_return(self, bid):
+        """Whether block ``bid`` only returns the value on top of the stack."""
+        return bid in self.cfg.blocks and [i.opname for i in self.cfg[bid].instrs] == ["RETURN_VALUE"]
 
     def _trial_condition(self, blk, stack):
         """Run a block that ends in a conditional jump on a copy of ``stack``: its
@@ -449,12 +461,9 @@ class Emitter:
             return None
         clean = self.cfg[t_false]
         ops = [i.opname for i in clean.instrs]
-        if ops == ["POP_TOP", "JUMP"]:
-            false_target = clean.last.target
-        elif ops == ["POP_TOP"]:
-            false_target = clean.end
-        else:
+        if ops not in (["POP_TOP", "JUMP"], ["POP_TOP"]) or len(clean.succs) != 1:
             return None
+        false_target = clean.succs[0]  # (a copied exit there is merged with its original)
         blk = self.cfg[t_true]
         if blk.last.opname not in COND or len(blk.preds) != 1:
             return None
@@ -507,8 +516,12 @@ class Emitter:
             merged.append(x if x is y else _ifexp(test, x, y))
         return [], merge, merged
 
-    def _compound(self, test, t_true, t_false, ctx, stack):
-        """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test."""
+    def _compound(self, blk, test, t_true, t_false, ctx, stack):
+        """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
+
+        A block joins the test when only the blocks folded so far (starting with ``blk``)
+        reach it: in `(a and b) or c`, both a and b jump to c."""
+        folded = {blk.id}
         changed = True
         while changed:
             changed = False
@@ -516,15 +529,15 @@ class Emitter:
                 nxt = t_true if side == "true" else t_false
                 if nxt in ctx.sinks() or nxt not in self.cfg.blocks:
                     continue
-                blk = self.cfg[nxt]
-                if len(blk.preds) != 1 or blk.last.opname not in COND or \
-                        blk.last.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                nblk = self.cfg[nxt]
+                if not set(nblk.preds) <= folded or nblk.last.opname not in COND or \
+                        nblk.last.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
                     continue
                 if nxt in self.latches or (ctx.region is not None and nxt not in ctx.region):
                     continue
                 if not _same_entry(self.effective_handler(nxt), ctx.handler):
                     continue
-                trial = self._trial_condition(blk, stack)
+                trial = self._trial_condition(nblk, stack)
                 if trial is None:
                     continue
                 t2, tt, tf, sub_stack = trial
@@ -544,6 +557,7 @@ class Emitter:
                         test, t_true = _boolop(ast.And, test, S.negate(t2)), tf
                     else:
                         continue
+                folded.add(nxt)
                 changed = True
                 break
         return test, t_true, t_false
@@ -610,7 +624,7 @@ class Emitter:
         test, t_true, t_false, after = trial
         if len(after) != len(stack) or any(a is not b for a, b in zip(after, stack)):
             return None
-        return self._compound(test, t_true, t_false, ctx, stack)
+        return self._compound(blk, test, t_true, t_false, ctx, stack)
 
     def _guard_towards(self, bid, stack, ctx, body, fail):
         """The guard test at ``bid`` when it leads to ``body`` (or ``fail`` when false)."""
@@ -671,15 +685,21 @@ class Emitter:
         node = (ast.AsyncFor if is_async else ast.For)(
             target=target, iter=iter_expr, body=body_stmts or [ast.Pass()], orelse=orelse,
             type_comment=None)
+        inlined = self._inlined_comprehension(node, stack, iter_expr)
+        if inlined is not None:
+            return [], follow, inlined
+        return [node], follow, stack
+
+    def _inlined_comprehension(self, loop, stack, iter_expr):
+        """3.12+ inlines list/set/dict comprehensions: a (async) for loop that appends to
+        the display below its iterator builds a value. The stack with that value, or None."""
         acc = stack[-1] if stack else None
         if V.INLINED_COMPREHENSIONS and isinstance(acc, (ast.List, ast.Set, ast.Dict)) and \
-                _appends_to(body_stmts, acc):
-            # 3.12+ inlined comprehension: the loop builds a value on the stack
+                _appends_to(loop.body, acc):
             from .comprehensions import comprehension_from_body
             from .rewrite import _fix
-            stack = stack[:-1] + [comprehension_from_body(self.code, _fix([node]), iter_expr)]
-            return [], follow, stack
-        return [node], follow, stack
+            return stack[:-1] + [comprehension_from_body(self.code, _fix([loop]), iter_expr)]
+        return None
 
     def _anext_entry(self, blk):
         """The exception entry ending an `async for` whose head is ``blk``, or None."""
@@ -696,6 +716,10 @@ class Emitter:
         entry = self._anext_entry(blk)
         it = stack[-1]
         iter_expr = it.value if isinstance(it, S._GetIter) else it
+        if not isinstance(it, S._GetIter):
+            # an async comprehension's `.0` is the async iterator already; below the loop
+            # body it is the loop's iterator, not a value waiting to be used
+            stack = stack[:-1] + [S._GetIter(it, is_async=True)]
         after = self.cfg.fall(self.cfg[entry.target])
         follow = self._loop_follow(body, [after] if after is not None else [], ctx) or after
         loop = Loop(blk.id, follow, body, {blk.id})
@@ -704,6 +728,9 @@ class Emitter:
         node = ast.AsyncFor(target=target, iter=iter_expr, body=body_stmts or [ast.Pass()],
                             orelse=[], type_comment=None)
         rest = stack[:-1]
+        inlined = self._inlined_comprehension(node, rest, iter_expr)
+        if inlined is not None:
+            return [], follow, inlined
         if after is not None and follow != after:
             node.orelse, _ = self.seq(after, ctx.but(stop=follow), rest)
         return [node], follow, rest

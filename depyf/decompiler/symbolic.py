@@ -521,7 +521,7 @@ class Executor:
             out.append(RestoreStmt(name=target))
             return
         if isinstance(value, FuncMarker) and isinstance(target, ast.Name) and \
-                value.code.co_name == target.id:
+                self.nested.mangle(value.code.co_name) == target.id:
             out.append(self.nested.make_def(value))
             return
         if isinstance(value, ImportName):
@@ -535,7 +535,7 @@ class Executor:
             out.append(ast.Import(names=[ast.alias(name=value.imp.module, asname=target.id)]))
             return
         if isinstance(value, ast.Call) and getattr(value, "_class_def", None) is not None and \
-                isinstance(target, ast.Name) and value._class_def.name == target.id:
+                isinstance(target, ast.Name) and self.nested.mangle(value._class_def.name) == target.id:
             out.append(value._class_def)
             return
         if isinstance(value, ast.NamedExpr) and getattr(value, "_chain", None) is not None:
@@ -813,6 +813,9 @@ class Executor:
         target = stack[-ins.arg]
         if ins.arg == 1 and key is None and isinstance(target, (ast.List, ast.Set)):
             target.elts.append(value)  # display element after a starred part: [a, *b, c]
+        elif ins.arg == 1 and key is not None and isinstance(target, ast.Dict):
+            target.keys.append(key)  # a big dict display is built item by item
+            target.values.append(value)
         elif self.temps and getattr(target, "_temp", False):
             if key is None:
                 self._mutate(target, "append" if ins.opname == "LIST_APPEND" else "add", [value], out)
@@ -882,16 +885,25 @@ class Executor:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
 
     def op_DICT_UPDATE(self, ins, stack, out):
+        self._dict_update(ins, stack, out, flatten=True)
+
+    def op_DICT_MERGE(self, ins, stack, out):
+        # call keywords: `f(**{'a-b': 1})` must stay as written
+        self._dict_update(ins, stack, out, flatten=False)
+
+    def _dict_update(self, ins, stack, out, flatten):
         value = stack.pop()
         target = stack[-ins.arg]
         if not isinstance(target, ast.Dict):
             self._mutate(target, "update", [value], out)
             return
+        if flatten and isinstance(value, ast.Dict):
+            # the items of a big display come in chunks: {..., **{'r': n}} is {..., 'r': n}
+            target.keys.extend(value.keys)
+            target.values.extend(value.values)
+            return
         target.keys.append(None)
         target.values.append(value)
-
-    def op_DICT_MERGE(self, ins, stack, out):
-        self.op_DICT_UPDATE(ins, stack, out)
 
     def op_LIST_TO_TUPLE(self, ins, stack, out):
         lst = stack.pop()
@@ -1026,9 +1038,11 @@ class Executor:
             args = args[:-k]
             keywords = [ast.keyword(arg=kn, value=v) for kn, v in zip(kwnames, kwvals)]
         if (self_arg is None and len(args) == 1 and not keywords and isinstance(args[0], FuncMarker)
-                and not isinstance(func, (FuncMarker, BuildClassMarker, WithExit))
+                and not isinstance(func, (BuildClassMarker, WithExit))
+                and not (isinstance(func, FuncMarker) and func.code.co_name != "<lambda>")
                 and args[0].code.co_name != "<lambda>" and not args[0].code.co_name.startswith("<")):
-            args[0].decorators.insert(0, func)
+            # `@decorator def f` (3.9+: any expression, a lambda too)
+            args[0].decorators.insert(0, self.nested.make_lambda(func))
             stack.append(args[0])
             return
         self._finish_call(func, self_arg, args, keywords, stack)
@@ -1170,6 +1184,9 @@ class Executor:
 
     def op_GET_AWAITABLE(self, ins, stack, out):
         value = stack.pop()
+        if getattr(value, "_awaited_by_caller", False):
+            stack.append(YieldFromIter(value, "comprehension"))
+            return
         stack.append(YieldFromIter(value, "await"))
 
     def op_GET_ANEXT(self, ins, stack, out):
@@ -1296,6 +1313,11 @@ def _yield_from_expr(it):
     if isinstance(it, YieldFromIter):
         if it.kind == "anext":
             return it.value  # the loop variable of an `async for`
+        if it.kind == "comprehension":
+            # the await that runs an async comprehension is part of it; a further
+            # await of its value is a real one
+            it.value._awaited_by_caller = False
+            return it.value
         if isinstance(it.value, WithExitCall):
             return it.value  # `async with` awaits its exit call
         if it.kind == "await":
@@ -1324,11 +1346,12 @@ def _index(node):
 
 
 def _formatted(value, conversion, spec):
+    """One formatted field, as the f-string that holds only it (BUILD_STRING joins the
+    parts of several; 3.11+ formats a lone field without one)."""
     if spec is not None and not isinstance(spec, ast.JoinedStr):
         spec = ast.JoinedStr(values=[spec])
-    if isinstance(value, ast.FormattedValue):
-        value = ast.JoinedStr(values=[value])  # a nested f-string: f"{f'{s}'}"
-    return ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+    field = ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+    return ast.JoinedStr(values=[field])
 
 
 def _compare(left, op, right):

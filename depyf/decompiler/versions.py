@@ -101,3 +101,16 @@ INVERSE_COND = {
 # (3.11+ push the extracted values or None, tested with POP_JUMP_IF_NONE).
 HAS_MATCH = PY >= (3, 10)
 MATCH_PUSHES_BOOL = PY == (3, 10)
+
+# Where a GET_AWAITABLE comes from: 3.11+ says so in its oparg (0: an `await` expression,
+# 1: __aenter__, 2: __aexit__); up to 3.10 the instructions just before it tell.
+_WITH_AWAIT_AFTER = (("BEFORE_ASYNC_WITH",), ("WITH_CLEANUP_START",), ("WITH_EXCEPT_START",),
+                     ("DUP_TOP", "DUP_TOP", "CALL_FUNCTION"))
+
+
+def is_await_expression(ins, prev_opnames):
+    """Whether GET_AWAITABLE ``ins`` (raw ``dis`` instruction, after ``prev_opnames``)
+    comes from an ``await`` (or async comprehension), not from an ``async with``."""
+    if PY >= (3, 11):
+        return ins.arg == 0
+    return not any(tuple(prev_opnames[-len(p):]) == p for p in _WITH_AWAIT_AFTER)

@@ -1,0 +1,24 @@
+"""The self-check refuses output that touches the same things but does something else."""
+import pytest
+
+from depyf.decompiler.selfcheck import check
+from depyf.errors import DecompilationError
+
+
+def _code(source, name):
+    namespace = {}
+    exec(compile(source, "<test>", "exec"), namespace)
+    return namespace[name].__code__
+
+
+def test_one_await_more_is_a_difference():
+    code = _code("async def f(g):\n    return [v async for v in g]\n", "f")
+    check(code, "async def f(g):\n    return [v async for v in g]\n", "f")
+    with pytest.raises(DecompilationError, match="awaits"):
+        check(code, "async def f(g):\n    return await [v async for v in g]\n", "f")
+
+
+def test_async_with_exits_are_not_counted():
+    # the same statements, with `return` inside or after the with: more exit awaits
+    code = _code("async def f(m, x):\n    async with m:\n        x.append(1)\n    return x\n", "f")
+    check(code, "async def f(m, x):\n    async with m:\n        x.append(1)\n        return x\n", "f")
