@@ -3,6 +3,7 @@
 Blocks are split at jump targets, after jumps/returns/raises, and wherever the covering
 exception handler changes, so every block has exactly one handler (or none).
 """
+from . import versions as V
 from .instructions import COND_JUMPS
 
 NO_FALLTHROUGH = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "END_FINALLY_RERAISE"}
@@ -131,16 +132,35 @@ class CFG:
         """3.11+ copies small exit blocks (``return x``) into each predecessor; undo it so
         that the branches meet again. Identical exit blocks become one."""
         seen, alias = {}, {}
+        owner = None
         for bid in self.order:
             blk = self.blocks[bid]
             if blk.last.opname not in ("RETURN_VALUE", "RERAISE") or len(blk.instrs) > 4:
                 continue
             key = (_exit_key(blk.instrs), blk.handler.target if blk.handler else None)
+            if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
+                # a re-raise is only ever copied within the handler it ends: re-raises of
+                # different handlers (or of a finally body's two copies) stay apart
+                if owner is None:
+                    owner = self._handler_owners()
+                key += (owner.get(bid),)
             if key in seen:
                 alias[bid] = seen[key]
             else:
                 seen[key] = bid
         return alias
+
+    def _handler_owners(self):
+        """For each block, the nearest handler entry that dominates it (None outside
+        handlers): whose handler code the block is part of."""
+        dom, index = self.dominators()
+        targets = [t for t in {e.target for e in self.entries} if t in index]
+        owners = {}
+        for b in self.order:
+            inside = [t for t in targets if dom[b] >> index[t] & 1]
+            if inside:
+                owners[b] = max(inside, key=lambda t: bin(dom[t]).count("1"))
+        return owners
 
     def dominators(self):
         """Dominator sets (as bit masks over ``order``), exception edges included."""
@@ -184,9 +204,14 @@ class CFG:
             work.extend(self.blocks[b].succs)
         return seen
 
-    def first_common(self, a, b, sinks, limit=None):
-        """The first block (in layout order) that both ``a`` and ``b`` can reach."""
+    def first_common(self, a, b, sinks, limit=None, going_on=False):
+        """The first block (in layout order) that both ``a`` and ``b`` can reach.
+
+        ``going_on``: only blocks from which the code goes on (not a lone return or
+        raise, which copied exits may make look shared)."""
         both = self.reachable(a, sinks, limit) & self.reachable(b, sinks, limit)
+        if going_on:
+            both = {x for x in both if self.blocks[x].succs}
         return min(both) if both else None
 
     def through_jumps(self, bid):

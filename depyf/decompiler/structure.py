@@ -866,6 +866,13 @@ class Emitter:
                 if any(b in self.cfg[r].succs for r in reach):
                     follow = b
                     break
+        if follow is None and len(sources) == 2:
+            # handlers and body that return or raise in places and go on elsewhere: the
+            # try ends where the paths that go on meet
+            follow = self.cfg.first_common(sources[0], sources[1], ctx.sinks(), ctx.region,
+                                           going_on=True)
+            if follow == entry.target:
+                follow = None
         if follow is None and entry.target > 0:
             # every handler escapes: the body's jump over the handlers shows where it ends
             before = self.cfg.instrs[entry.target - 1]
