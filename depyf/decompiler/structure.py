@@ -559,7 +559,22 @@ class Emitter:
         sinks = ctx.sinks()
         if not cands:
             return None
-        return self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+        merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+        if merge is None:
+            # breaks that leave for where the enclosing try body or statement ends (3.11+
+            # jumps there directly, through any finally copies): the loop ends there too
+            breaks = cands - {self.cfg.alias.get(e, e) for e in exits}
+            for end in (ctx.region_exit, ctx.stop):
+                if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
+                    return end
+        return merge
+
+    def _leaves_to(self, bid, end, sinks, region):
+        """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``)."""
+        if bid == end:
+            return True
+        reach = self.cfg.reachable(bid, sinks, region)
+        return any(end in self.cfg[b].succs for b in reach)
 
     def _emit_for(self, blk, body, ctx, stack):
         exit_ = blk.last.target
