@@ -66,6 +66,11 @@ HAS_EXCEPTION_TABLE = PY >= (3, 11)
 # its copies) runs uncovered, and only the control flow tells them apart.
 HANDLER_CODE_COVERED = HAS_EXCEPTION_TABLE
 
+# Up to 3.9 `while c:` tests c at the loop head and jumps back unconditionally; 3.10+
+# compiles it as `if c: <do ... while c>` (a `while True:` head that tests and leaves is
+# an `if c: break` there).
+WHILE_TESTS_AT_HEAD = PY < (3, 10)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 
