@@ -3,6 +3,7 @@
 Blocks are split at jump targets, after jumps/returns/raises, and wherever the covering
 exception handler changes, so every block has exactly one handler (or none).
 """
+from . import versions as V
 from .instructions import COND_JUMPS
 
 NO_FALLTHROUGH = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "END_FINALLY_RERAISE"}
@@ -174,6 +175,7 @@ class CFG:
         that the branches meet again. Identical exit blocks become one, and so do the
         identical blocks that run straight into them (the rest of a copied exit block)."""
         alias = {}
+        owner = None
         changed = True
         while changed:
             changed = False
@@ -191,6 +193,12 @@ class CFG:
                     continue
                 prev = self.instrs[bid - 1] if bid > 0 else None
                 key = (_exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None, after)
+                if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
+                    # a re-raise is only ever copied within the handler it ends: re-raises of
+                    # different handlers (or of a finally body's two copies) stay apart
+                    if owner is None:
+                        owner = self._handler_owners()
+                    key += (owner.get(bid),)
                 if after is not None and after == bid:
                     continue
                 if key in seen:
@@ -199,6 +207,18 @@ class CFG:
                 else:
                     seen[key] = bid
         return alias
+
+    def _handler_owners(self):
+        """For each block, the nearest handler entry that dominates it (None outside
+        handlers): whose handler code the block is part of."""
+        dom, index = self.dominators()
+        targets = [t for t in {e.target for e in self.entries} if t in index]
+        owners = {}
+        for b in self.order:
+            inside = [t for t in targets if dom[b] >> index[t] & 1]
+            if inside:
+                owners[b] = max(inside, key=lambda t: bin(dom[t]).count("1"))
+        return owners
 
     def dominators(self):
         """Dominator sets (as bit masks over ``order``), exception edges included."""
@@ -242,9 +262,14 @@ class CFG:
             work.extend(self.blocks[b].succs)
         return seen
 
-    def first_common(self, a, b, sinks, limit=None):
-        """The first block (in layout order) that both ``a`` and ``b`` can reach."""
+    def first_common(self, a, b, sinks, limit=None, going_on=False):
+        """The first block (in layout order) that both ``a`` and ``b`` can reach.
+
+        ``going_on``: only blocks from which the code goes on (not a lone return or
+        raise, which copied exits may make look shared)."""
         both = self.reachable(a, sinks, limit) & self.reachable(b, sinks, limit)
+        if going_on:
+            both = {x for x in both if self.blocks[x].succs}
         return min(both) if both else None
 
     def through_jumps(self, bid):

@@ -660,7 +660,22 @@ class Emitter:
         sinks = ctx.sinks()
         if not cands:
             return None
-        return self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+        merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+        if merge is None:
+            # breaks that leave for where the enclosing try body or statement ends (3.11+
+            # jumps there directly, through any finally copies): the loop ends there too
+            breaks = cands - {self.cfg.alias.get(e, e) for e in exits}
+            for end in (ctx.region_exit, ctx.stop):
+                if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
+                    return end
+        return merge
+
+    def _leaves_to(self, bid, end, sinks, region):
+        """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``)."""
+        if bid == end:
+            return True
+        reach = self.cfg.reachable(bid, sinks, region)
+        return any(end in self.cfg[b].succs for b in reach)
 
     def _emit_for(self, blk, body, ctx, stack):
         exit_ = blk.last.target
@@ -740,9 +755,12 @@ class Emitter:
         latches = self.latches[header]
         # 3.10+ compile `while c:` as `if c: do { body } while (c)`: the latch tests c
         latch = self.cfg[latches[0]] if len(latches) == 1 else None
+        if V.WHILE_TESTS_AT_HEAD:
+            classic = self._emit_classic_while(blk, body, ctx, stack)
+            if classic is not None:
+                return classic
         if latch is not None and latch.last.opname in COND and \
-                latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") and \
-                not (latch.id == header and self._starts_with_condition(latch)):
+                latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
             pure = latch.id != header and self._pure_condition(latch, stack)
             jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
             exit_ = fall if jump == header else jump
@@ -774,9 +792,39 @@ class Emitter:
         node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
         return [node], follow, (stack if follow is not None else None)
 
-    def _starts_with_condition(self, blk):
-        """A loop head that tests first: the classic `while c:` shape (3.8-3.9)."""
-        return False
+    def _emit_classic_while(self, blk, body, ctx, stack):
+        """`while c:` tested at the head (up to 3.9): the head only computes the test
+        and leaves the loop on one arm. None when the head is not such a test."""
+        if blk.last.opname not in COND or blk.last.opname in ("JUMP_IF_FALSE_OR_POP",
+                                                              "JUMP_IF_TRUE_OR_POP"):
+            return None
+        trial = self._trial_condition(blk, stack)
+        if trial is None:
+            return None
+        test, t_true, t_false, st = trial
+        if len(st) != len(stack) or (t_true in body) == (t_false in body):
+            return None
+        exit_ = t_false if t_true in body else t_true
+        follow = self._loop_follow(body, [exit_], ctx)
+        if follow is None:
+            follow = exit_
+        loop = Loop(blk.id, follow, body, {blk.id})
+        inner = ctx.but(loop=loop, stop=None)
+        test, t_true, t_false = self._compound(blk, test, t_true, t_false, inner, st)
+        if t_true in body and t_false not in body:
+            first, out = t_true, t_false
+        elif t_false in body and t_true not in body:
+            first, out, test = t_false, t_true, S.negate(test)
+        else:
+            return None
+        if self.cfg.through_jumps(out) != self.cfg.through_jumps(exit_):
+            return None
+        body_stmts, _ = self.seq(first, inner, st)
+        orelse = []
+        if follow != exit_:
+            orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
+        node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
+        return [node], follow, stack
 
     def _pure_condition(self, blk, stack):
         out = []
@@ -1033,6 +1081,13 @@ class Emitter:
                 if any(b in self.cfg[r].succs for r in reach):
                     follow = b
                     break
+        if follow is None and len(sources) == 2:
+            # handlers and body that return or raise in places and go on elsewhere: the
+            # try ends where the paths that go on meet
+            follow = self.cfg.first_common(sources[0], sources[1], ctx.sinks(), ctx.region,
+                                           going_on=True)
+            if follow == entry.target:
+                follow = None
         if follow is None and entry.target > 0:
             # every handler escapes: the body's jump over the handlers shows where it ends
             before = self.cfg.instrs[entry.target - 1]

@@ -61,6 +61,16 @@ LOAD_ATTR_METHOD_BIT = PY >= (3, 12)
 # Exception handling model: block stack (SETUP_*) up to 3.10, exception table from 3.11.
 HAS_EXCEPTION_TABLE = PY >= (3, 11)
 
+# 3.11+ covers the code of every handler with a cleanup entry of its own, so the handler
+# covering a block tells which handler's code it is; up to 3.10 a finally body (both of
+# its copies) runs uncovered, and only the control flow tells them apart.
+HANDLER_CODE_COVERED = HAS_EXCEPTION_TABLE
+
+# Up to 3.9 `while c:` tests c at the loop head and jumps back unconditionally; 3.10+
+# compiles it as `if c: <do ... while c>` (a `while True:` head that tests and leaves is
+# an `if c: break` there).
+WHILE_TESTS_AT_HEAD = PY < (3, 10)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 
