@@ -99,16 +99,33 @@ class Emitter:
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
                 self.latches[blk.id] = []  # a for loop, even one whose body never loops back
         dom, index = self.cfg.dominators()
+        live = self._reachable_blocks()
         for blk in self.cfg.blocks.values():
             last = blk.last
             if last.target is None or last.opname not in COND | {"JUMP"}:
                 continue
+            if blk.id not in live:
+                continue  # dead code (3.8's jump after a raise) is "dominated" by everything
             head = self.cfg.target(last)
             # a back edge goes to a block that dominates its source (handlers placed after
             # the code they return to jump backwards without looping)
             if head in index and blk.id in dom and dom[blk.id] >> index[head] & 1 and \
                     self.cfg[head].last.opname != "SEND":
                 self.latches.setdefault(head, []).append(blk.id)
+
+    def _reachable_blocks(self):
+        """Blocks reachable from the entry, exception edges included."""
+        seen, work = set(), [self.cfg.order[0]] if self.cfg.order else []
+        while work:
+            b = work.pop()
+            if b in seen or b not in self.cfg.blocks:
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            work.extend(blk.succs)
+            if blk.handler is not None:
+                work.append(blk.handler.target)
+        return seen
 
     def loop_body(self, header):
         body = {header}
@@ -760,7 +777,8 @@ class Emitter:
             if classic is not None:
                 return classic
         if latch is not None and latch.last.opname in COND and \
-                latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") and \
+                self._entered_through_test(header, body, stack):
             pure = latch.id != header and self._pure_condition(latch, stack)
             jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
             exit_ = fall if jump == header else jump
@@ -791,6 +809,15 @@ class Emitter:
         orelse = []
         node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
         return [node], follow, (stack if follow is not None else None)
+
+    def _entered_through_test(self, header, body, stack):
+        """A loop tested at its end is `while c:` only when it is entered through a test
+        (3.10+ write `if c: do { body } while (c)`); else the body runs before any test."""
+        outside = [p for p in self.cfg[header].preds if p not in body]
+        if len(outside) != 1:
+            return False
+        pred = self.cfg[outside[0]]
+        return pred.last.opname in COND and pred.last.opname not in V.JUMP_OR_POP
 
     def _emit_classic_while(self, blk, body, ctx, stack):
         """`while c:` tested at the head (up to 3.9): the head only computes the test
