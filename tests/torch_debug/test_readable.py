@@ -366,3 +366,51 @@ def test_temporaries_are_renumbered_in_order_unless_asked_not_to():
 def test_text_that_cannot_be_folded_is_returned_unchanged(src):
     assert readable.fold(src, "f") == src
 
+
+# ------------------------------------------------------------------ on a real dump (torch)
+
+NOISE = [  # what the decompiled text of Dynamo's code is full of without the folding
+    (r"(?m)^\s*(\[\]|\(\))\s*$", "a display as a statement"),
+    (r"\+= \[\]|\+= __temp_\d+$", "a list extended by a temporary or by nothing"),
+    (r"(?m)^\s*__temp_\d+ = \[\]$", "an empty list stored in a temporary"),
+    (r":= __temp_\d+\)", "a temporary copied into one of Dynamo's"),
+    (r"\(\*__temp_\d+\)", "a resume function called with a list of arguments"),
+    (r"\[0:0\] = ", "an empty slice assignment"),
+]
+
+
+def test_the_toy_example_dump_is_folded_and_runs_the_same(tmp_path):
+    import glob
+    import os
+    import re
+
+    import torch
+
+    import depyf
+    from support import assert_all_compile, assert_bitwise_equal
+    from workloads import WORKLOADS
+
+    run = WORKLOADS["toy"][0]
+    torch._dynamo.reset()
+    reference = run("eager")
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path)):
+        dumped = run("eager")
+    torch._dynamo.reset()
+    assert_bitwise_equal(reference, dumped, "toy with prepare_debug")
+    assert_all_compile(str(tmp_path))
+
+    paths = sorted(glob.glob(str(tmp_path / "__transformed_code_*.py")))
+    assert len(paths) == 3, paths  # toy_example and its two resume functions
+    for path in paths:
+        text = open(path).read()
+        assert "This is the code that runs" in text and "Shown as decompiled" not in text, text
+        for pattern, what in NOISE:
+            assert not re.search(pattern, text), "%s left in %s:\n%s" % (what, os.path.basename(path), text)
+        # the running code keeps Dynamo's profiler range around the graph's arguments
+        assert "record_pregraph_bytecode_enter()" in text and "record_pregraph_bytecode_exit(" in text
+    main = open(str(tmp_path / "__transformed_code_0_for_toy_example.py")).read()
+    # the graph break: both branches call their resume function with the values directly
+    calls = re.findall(r"return __resume_at_\d+_\d+\(\[\], \[\], b, __temp_\d+\)", main)
+    assert len(calls) == 2, main
+    assert len([line for line in main.splitlines() if not line.startswith("#")]) <= 16, main
