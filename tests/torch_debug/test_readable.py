@@ -414,3 +414,7 @@ def test_the_toy_example_dump_is_folded_and_runs_the_same(tmp_path):
     calls = re.findall(r"return __resume_at_\d+_\d+\(\[\], \[\], b, __temp_\d+\)", main)
     assert len(calls) == 2, main
     assert len([line for line in main.splitlines() if not line.startswith("#")]) <= 16, main
+
+    full = open(str(tmp_path / "full_code_for_toy_example_0.py")).read()
+    assert "record_pregraph_bytecode" not in full  # the reading copy leaves the profiler out
+    assert re.search(r"graph_out_0 = __compiled_fn_\d+\(a, b\)", full), full
