@@ -6,20 +6,20 @@ from), valid Python, in reading order:
 1. the original source;
 2. for each code object (the function, then each resume function) and each of its cache
    entries, newest first as Dynamo checks them: the guard function (see ``guards``) and
-   the transformed code (a readable copy of ``__transformed_code_<i>_for_<fn>.py``, with
-   Dynamo's profiling bookkeeping folded away);
+   the transformed code (a copy of ``__transformed_code_<i>_for_<fn>.py`` for reading:
+   the file's text is already folded, see ``readable``; this copy also leaves out Dynamo's
+   profiler calls, which the running code keeps);
 3. the compiled graphs those call, with the files that hold them.
 
 Guard functions use names from torch's guard closure; ``depyf.torch_debug.guards.
 guard_namespace(entry)`` gives them (the file compiles as is; to run a guard, exec its
 ``def`` in that namespace).
 """
-import ast
 import inspect
 import textwrap
 
 from ..decompiler.api import Decompiler
-from . import adapter, guards
+from . import adapter, guards, readable
 from .graphs import as_valid_python
 from .transformed_code import (
     compiled_fn_number,
@@ -27,8 +27,6 @@ from .transformed_code import (
     rename_identifiers,
     short_compiled_fn_name,
 )
-
-_NOISE_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
 
 
 def original_source(code):
@@ -40,79 +38,11 @@ def original_source(code):
         return None
 
 
-def _is_literal(node):
-    """An expression made only of constants and displays: evaluating it does nothing."""
-    return all(
-        isinstance(n, (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Starred, ast.Load))
-        for n in ast.walk(node)
-    )
-
-
-def _noise_names(tree):
-    """Names bound to Dynamo's bookkeeping: ``record_pregraph_bytecode_enter/exit``, aliases
-    of them, and the results of calling them (to a fixed point)."""
-    names = set()
-
-    def noisy(expr):
-        if isinstance(expr, ast.Attribute):
-            return expr.attr in _NOISE_CALLS
-        if isinstance(expr, ast.Name):
-            return expr.id in names
-        if isinstance(expr, ast.NamedExpr):
-            return noisy(expr.value)
-        if isinstance(expr, ast.Call):
-            return noisy(expr.func)
-        return False
-
-    changed = True
-    while changed:
-        changed = False
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-            elif isinstance(node, ast.NamedExpr):
-                target, value = node.target, node.value
-            else:
-                continue
-            if isinstance(target, ast.Name) and target.id not in names and noisy(value):
-                names.add(target.id)
-                changed = True
-    return names, noisy
-
-
-def fold_noise(tree):
-    """Remove Dynamo's bookkeeping statements from a readable copy (in place): assignments
-    and calls of the record_pregraph_bytecode_* helpers, ``del`` of their temporaries, and
-    expression statements that evaluate only literals (``[]``, ``[[*[]]]``)."""
-    names, noisy = _noise_names(tree)
-
-    def keep(stmt):
-        if isinstance(stmt, ast.Expr):
-            return not (_is_literal(stmt.value) or noisy(stmt.value))
-        if isinstance(stmt, ast.Assign):
-            return not (
-                all(isinstance(t, ast.Name) and t.id in names for t in stmt.targets)
-                and noisy(stmt.value)
-            )
-        if isinstance(stmt, ast.Delete):
-            return not all(isinstance(t, ast.Name) and t.id in names for t in stmt.targets)
-        return True
-
-    for node in ast.walk(tree):
-        for field in ("body", "orelse", "finalbody"):
-            body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                kept = [st for st in body if keep(st)]
-                setattr(node, field, kept or [ast.Pass()])
-    return tree
-
-
-def readable(source):
-    """A copy of transformed source with Dynamo's bookkeeping folded away."""
-    if not hasattr(ast, "unparse"):
-        return source
+def readable_copy(source, keep=()):
+    """A copy of transformed source for reading: folded (``readable.fold``), and without
+    Dynamo's profiler calls. Temporaries keep the names they have in the dump file."""
     try:
-        return ast.unparse(fold_noise(ast.parse(source))) + "\n"
+        return readable.fold(source, None, keep=keep, drop_profiling_calls=True, renumber=False)
     except Exception:
         return source
 
@@ -120,15 +50,17 @@ def readable(source):
 def _transformed_text(session, entry, func_name):
     """(text, record-or-None) for the transformed code of one cache entry."""
     record = session.records_by_code.get(id(entry.code))
+    keep = set(record.original.co_varnames) if record is not None else set()
+    keep |= set(getattr(entry.code, "co_freevars", ())) | set(getattr(entry.code, "co_cellvars", ()))
     if record is not None and record.source is not None:
-        return readable(record.source), record
+        return readable_copy(record.source, keep), record
     if record is not None:  # decompilation failed once already: do not try again
         return "# %s could not be decompiled; its bytecode is listed in %s\n" % (
             func_name, record.file_name), record
     try:
         src = Decompiler(entry.code).decompile(overwrite_fn_name=func_name)
         names = [n for n in entry.code.co_names if compiled_fn_number(n) is not None]
-        return readable(rename_identifiers(src, {n: short_compiled_fn_name(n) for n in names})), record
+        return readable_copy(rename_identifiers(src, {n: short_compiled_fn_name(n) for n in names}), keep), record
     except Exception as exc:
         text = "# %s could not be decompiled (%s); its bytecode:\n%s\n" % (
             func_name, str(exc).splitlines()[0] if str(exc) else type(exc).__name__, dis_listing(entry.code))

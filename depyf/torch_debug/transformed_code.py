@@ -4,13 +4,22 @@ that runs.
 For each code object Dynamo generates (the transformed main function and every resume
 function), ``TransformedCodeHook``:
 
-1. decompiles it (``depyf.Decompiler``) into ``__transformed_code_<i>_for_<fn>.py``;
+1. decompiles it (``depyf.Decompiler``) into ``__transformed_code_<i>_for_<fn>.py``, with
+   Dynamo's bookkeeping folded away (``readable.fold``: only rewrites that keep what the
+   code does; the profiler calls ``record_pregraph_bytecode_enter/exit`` stay, since they
+   run);
 2. compiles that file's text with the file as ``co_filename`` (so debuggers map the running
    code to it), keeping the original frame's locals layout and closure shape;
 3. checks the result against Dynamo's code (``equivalence.differences``);
-4. hands it back to Dynamo to run -- or, if any step failed, keeps Dynamo's code, writes the
+4. hands it back to Dynamo to run -- the folded text if it passes the check, else the text
+   as decompiled (the header then says why) -- or, if any step failed for that too, keeps Dynamo's code, writes the
    file with a header saying it is NOT the running code and why (and a ``dis`` listing as
    comments when decompilation itself failed), and warns once.
+
+The file on disk is always exactly the text that was compiled, so breakpoints and
+tracebacks map to its lines. The folded text is therefore the running code, and it must be
+equivalent on its own; ``full_code_for_<fn>_<n>.py`` shows a further folded copy without
+the profiler calls, for reading only.
 
 Names: Dynamo calls graphs through globals ``__compiled_fn_<K>_<uuid>``; the readable code
 calls them ``__compiled_fn_<K>`` (the graph files' prefix), and that alias is bound in the
@@ -25,7 +34,7 @@ import tokenize
 
 from .. import errors
 from ..decompiler.api import Decompiler
-from . import adapter, equivalence, overview
+from . import adapter, equivalence, overview, readable
 from .graphs import compiles
 
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
@@ -56,8 +65,14 @@ class TransformedRecord:
         self.running_code = dynamo_code
         self.used = False
         self.reason = None
+        self.fold_problem = None  # why the folded text was not used, if it was not
         self.compiled_fns = []  # K numbers this code calls
         self.notes = []  # why it was compiled / where it broke, as comment lines
+
+
+def _kept_names(original, dynamo_code):
+    """Names the folding must leave alone: the original frame's variables and the cells."""
+    return set(original.co_varnames) | set(dynamo_code.co_freevars) | set(dynamo_code.co_cellvars)
 
 
 def rename_identifiers(source, mapping):
@@ -162,6 +177,9 @@ def _header(record, used, extra_lines):
         lines.append(
             "# This is the code that runs: breakpoints set in this file are hit (see depyf.debug())."
         )
+        if record.fold_problem:
+            lines.append("# Shown as decompiled, with Dynamo's bookkeeping: the folded text was not")
+            lines.append("# equivalent (%s)." % record.fold_problem.splitlines()[0][:300])
     else:
         lines.append("# NOT the running code: Dynamo's own bytecode runs instead, because")
         lines.extend("#   " + line for line in record.reason.splitlines())
@@ -232,7 +250,9 @@ class TransformedCodeHook:
         try:
             uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
             src = Decompiler(new_code).decompile(overwrite_fn_name=record.func_name)
-            record.source = rename_identifiers(src, {n: short_compiled_fn_name(n) for n in uuid_names})
+            src = rename_identifiers(src, {n: short_compiled_fn_name(n) for n in uuid_names})
+            record.source = src
+            record.source = readable.fold(src, record.func_name, keep=_kept_names(original, new_code))
         except Exception as exc:
             record.reason += "; decompilation failed: %s" % exc
         self._write_fallback(record, warn=False)
@@ -262,22 +282,25 @@ class TransformedCodeHook:
                 bindings[new] = bindings.pop(name)
         source = rename_identifiers(source, {k: v for k, v in renames.items() if k != v})
         record.source = source
-
-        text, getter = shape_source(source, record.func_name, code, new_code)
-        path = self.session.path(record.file_name)
-        module_code = compile(_header(record, True, []) + text, path, "exec", dont_inherit=True)
-        candidate = getter(module_code)
-        if candidate is None:
-            raise ValueError("compiled source does not define %s" % record.func_name)
         name_map = {n: short_compiled_fn_name(n) for n in uuid_names}
-        reasons = equivalence.differences(
-            candidate,
-            new_code,
-            required_varnames=code.co_varnames,
-            name_map=name_map,
-            bindings=bindings,
-            source=source,
-        )
+
+        # the folded text first; the text as decompiled if the folded one is not equivalent
+        try:
+            folded = readable.fold(source, record.func_name, keep=_kept_names(code, new_code))
+        except Exception as exc:  # a bug in the folding must not cost the decompiled code
+            folded, record.fold_problem = source, "folding failed: %s: %s" % (type(exc).__name__, exc)
+        reasons = ["not folded"]
+        if folded != source:
+            try:
+                text, candidate, reasons = self._check(record, code, new_code, folded, name_map, bindings)
+            except Exception as exc:  # a bug in the folding must not cost the decompiled code
+                reasons = ["%s: %s" % (type(exc).__name__, exc)]
+            if reasons:
+                record.fold_problem = "; ".join(reasons)
+            else:
+                record.source = folded
+        if reasons:
+            text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings)
         needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())
         if not reasons and needs_globals and frame_globals is None:
             reasons.append("the frame's globals could not be found to bind %s" % sorted(bindings))
@@ -296,6 +319,25 @@ class TransformedCodeHook:
         record.running_code = candidate
         record.used = True
         return candidate
+
+    def _check(self, record, code, new_code, source, name_map, bindings):
+        """Compile ``source`` as the dump file and compare it with Dynamo's code:
+        (file text, code object, reasons it may not replace Dynamo's)."""
+        text, getter = shape_source(source, record.func_name, code, new_code)
+        path = self.session.path(record.file_name)
+        module_code = compile(_header(record, True, []) + text, path, "exec", dont_inherit=True)
+        candidate = getter(module_code)
+        if candidate is None:
+            raise ValueError("compiled source does not define %s" % record.func_name)
+        reasons = equivalence.differences(
+            candidate,
+            new_code,
+            required_varnames=code.co_varnames,
+            name_map=name_map,
+            bindings=bindings,
+            source=source,
+        )
+        return text, candidate, reasons
 
     def _write_fallback(self, record, warn=True):
         session = self.session

@@ -165,6 +165,33 @@ def test_decompiled_code_runs_only_when_equivalent(template, used, tmp_path, mon
     torch._dynamo.reset()
 
 
+def test_a_folded_text_that_is_not_equivalent_is_not_used(tmp_path, monkeypatch, no_pause):
+    """A bug in the folding (here: it swaps the profiler calls) must not change the program:
+    the text as decompiled runs instead, and the file says why."""
+    def wrong_fold(source, func_name, **kwargs):
+        lines = source.splitlines()
+        lines[1:5] = [lines[3], lines[4], lines[1], lines[2]]
+        return "\n".join(lines) + "\n"
+
+    x = torch.randn(5)
+    torch._dynamo.reset()
+    expected = _run(x)
+    torch._dynamo.reset()
+    monkeypatch.setattr(transformed_code, "Decompiler", stand_in_decompiler(CORRECT))
+    monkeypatch.setattr(transformed_code.readable, "fold", wrong_fold)
+    with depyf.prepare_debug(str(tmp_path)):
+        got = _run(x)
+    assert torch.equal(expected, got)
+    path = str(tmp_path / "__transformed_code_0_for_simple.py")
+    text = open(path).read()
+    assert "This is the code that runs" in text and "Shown as decompiled" in text, text
+    assert "before they are assigned" in text, text
+    assert CORRECT.format(name="__transformed_code_0_for_simple", fn="__compiled_fn_1").splitlines()[1] in text
+    entry = torch._dynamo.eval_frame._debug_get_cache_entry_list(simple.__code__)[0]
+    assert entry.code.co_filename == path
+    torch._dynamo.reset()
+
+
 def test_breakpoint_in_replaced_code_is_hit(tmp_path, monkeypatch):
     monkeypatch.setattr(transformed_code, "Decompiler", stand_in_decompiler(CORRECT))
     torch._dynamo.reset()

@@ -1,6 +1,6 @@
 """Unit tests of the pure helpers: noise folding, def-before-use analysis, trace-text parsing."""
 from depyf.torch_debug.equivalence import reads_before_assignment
-from depyf.torch_debug.full_code import readable
+from depyf.torch_debug.full_code import readable_copy
 from depyf.torch_debug.graphs import as_valid_python, assigned_names_in_readable, assigned_names_in_source
 from depyf.torch_debug.overview import parse_graph_break
 
@@ -18,7 +18,7 @@ def test_readable_copy_folds_dynamo_bookkeeping():
         "    [[*[]]]\n"
         "    return graph_out_0[0]\n"
     )
-    assert readable(src) == "def f(x):\n    graph_out_0 = __compiled_fn_1(x)\n    return graph_out_0[0]\n"
+    assert readable_copy(src) == "def f(x):\n    graph_out_0 = __compiled_fn_1(x)\n    return graph_out_0[0]\n"
 
 
 def test_reads_before_assignment():

@@ -1,0 +1,99 @@
+"""Fold Dynamo's bookkeeping out of a decompiled transformed function (an AST pass).
+
+Dynamo's transformed bytecode spills every stack value it moves into a temporary, builds
+empty lists it never reads, extends lists by nothing and aliases values into ``tmp_<n>``
+names only to delete them again. Decompiled, that is most of the text. ``fold`` removes it
+with rules that never change what the code does, so the folded text can stay the code that
+runs (and it still goes through the same equivalence check as any decompiled code; see
+``transformed_code``). The rules, applied until none applies:
+
+* **pure statements** (``rules``): an expression statement that only evaluates constants,
+  displays of them, or local variables that are certainly bound (``[]``, ``()``, ``x``) is
+  dropped;
+* **dead temporaries**: a temporary (``__temp_<n>`` of the decompiler, ``tmp_<n>`` of
+  Dynamo) that is never read loses its stores and ``del`` statements -- an assignment only
+  if its value is pure as above, a ``(tmp := value)`` becomes ``value``, a ``del`` only
+  where the name is certainly bound; a list temporary that is only ever extended by lists
+  (``__temp_7 += __temp_9``) counts as never read;
+* **leading walrus**: ``x = (n := value)[k]`` becomes ``n = value; x = n[k]`` when the
+  ``:=`` is the first thing the statement evaluates;
+* **single-use temporaries**: ``t = value`` directly followed by the only statement that
+  reads ``t`` becomes that statement with ``value`` in place of ``t``, when only constants,
+  displays and certainly bound local variables are evaluated before ``t`` in it (so
+  nothing that ``value`` does can be reordered with anything else), and no line grows past
+  100 characters; ``t = value; del a; x = t`` becomes ``x = value; del a``;
+* **Dynamo's lists** (``lists``): the lists Dynamo builds, slices, extends and unpacks to
+  call a resume function at a graph break, when each is private to the function, are
+  followed symbolically and replaced by their elements; a decompiler temporary holding a
+  constant or an unchanging variable is replaced by it.
+
+Then ``__temp_<n>`` names are renumbered in order of appearance. The rules read their
+facts (names read and written, variables certainly bound, evaluation order, effect-free
+expressions) from ``facts``.
+
+Names that are not temporaries (the user's variables, ``graph_out_0``), names a nested
+scope or a ``global``/``nonlocal`` declaration refers to, and any function that calls
+``locals()``/``vars()``/``dir()``/``eval``/``exec`` are left alone. Folding only drops
+references that temporaries held, so an object can be released earlier, never later.
+
+``fold(..., drop_profiling_calls=True)`` also removes Dynamo's profiling instrumentation
+(``record_pregraph_bytecode_enter/exit`` around the graph's argument preparation). Those
+calls do run (they open and close a profiler range), so that copy is for reading only:
+it is the one shown in ``full_code_for_<fn>_<n>.py``.
+"""
+import ast
+import sys
+
+from . import lists
+from .facts import Facts, bound_before
+from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
+                    inline_single_use, renumber_temporaries)
+
+_MAX_ROUNDS = 200
+RULES = (lists.scalarize, drop_pure_statements, drop_dead_temporaries, hoist_walrus, inline_single_use)
+
+
+def fold_function(func, keep=(), drop_profiling_calls=False):
+    """Apply the rules to the function node ``func`` in place until none applies."""
+    facts = Facts(func, keep)
+    if facts.introspective:
+        return func
+    stale = drop_profiling_calls and drop_profiling(func)
+    bound = bound_before(func)
+    quiet = 0  # rules in a row that changed nothing
+    for _ in range(_MAX_ROUNDS * len(RULES)):
+        for rule in RULES:
+            if stale:  # the facts are recomputed only after a change
+                ast.fix_missing_locations(func)  # (new statements: ast.unparse needs lineno)
+                facts, bound = Facts(func, keep), bound_before(func)
+            stale = rule(func, facts, bound)
+            quiet = 0 if stale else quiet + 1
+            if quiet == len(RULES):
+                return func
+    return func
+
+
+def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
+    """``source`` (a module holding ``def func_name``) with the function folded; the
+    source unchanged where it cannot be parsed or printed (Python 3.8: no ``ast.unparse``).
+    ``keep``: names never to remove or rename (e.g. the original frame's variables)."""
+    if sys.version_info < (3, 9):
+        return source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    funcs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and (func_name is None or n.name == func_name)]
+    if not funcs:
+        return source
+    for func in funcs:
+        fold_function(func, keep, drop_profiling_calls)
+    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    if renumber:  # on the printed text, so that positions are the printed ones
+        tree = ast.parse(text)
+        for func in tree.body:
+            if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    func.name == f.name for f in funcs) and renumber_temporaries(func, Facts(func, keep)):
+                text = ast.unparse(tree) + "\n"
+    return text

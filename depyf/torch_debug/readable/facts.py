@@ -1,0 +1,371 @@
+"""What the folding rules need to know about one function, read from its AST: which names
+it reads, writes and deletes (``Facts``), which local variables are certainly bound before
+each statement (``bound_before``), which expressions have no effect (``is_pure``), and in
+which order a statement evaluates its parts (``evaluation_order``). Every answer errs on
+the safe side: "not known" means a rule does not apply."""
+import ast
+import re
+
+TEMP_NAME = re.compile(r"^(__temp_\d+|tmp_\d+)$")
+DECOMPILER_TEMP = re.compile(r"^__temp_(\d+)$")
+_INTROSPECTION = frozenset(("locals", "vars", "dir", "eval", "exec"))
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+          ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+# ---------------------------------------------------------------- facts about one function
+
+def own_nodes(node):
+    """The nodes below ``node`` in its own scope (a nested scope's node is yielded, its
+    inside is not)."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, SCOPES):
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def bodies(func):
+    """Every statement list of ``func``'s own scope (its body, branches, handlers...)."""
+    for node in [func] + [n for n in own_nodes(func) if isinstance(n, (ast.stmt, ast.ExceptHandler))]:
+        if isinstance(node, SCOPES) and node is not func:
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                yield value
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            for handler in node.handlers:
+                yield handler.body
+        if type(node).__name__ == "Match":
+            for case in node.cases:
+                yield case.body
+
+
+def _arg_names(args):
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
+
+
+class Facts:
+    """Counts of reads, writes and deletions of each name in a function's own scope, and
+    which names the rules must not touch."""
+
+    def __init__(self, func, keep=()):
+        self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
+        nested, declared = set(), set()
+        for node in own_nodes(func):
+            if isinstance(node, ast.Name):
+                counter = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}[type(node.ctx)]
+                counter[node.id] = counter.get(node.id, 0) + 1
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                for counter in (self.loads, self.aug):
+                    counter[node.target.id] = counter.get(node.target.id, 0) + 1
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+            if isinstance(node, SCOPES):
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Name):
+                        nested.add(inner.id)
+                    elif isinstance(inner, ast.arg):
+                        nested.add(inner.arg)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    nested.discard(node.name)
+        self.params = frozenset(_arg_names(func.args))
+        self.cells = frozenset(nested | declared)
+        self.protected = frozenset(keep) | self.params | self.cells
+        self.introspective = any(isinstance(n, ast.Name) and n.id in _INTROSPECTION for n in ast.walk(func))
+
+    def is_temp(self, name):
+        return bool(TEMP_NAME.match(name)) and name not in self.protected and not self.introspective
+
+    def is_local(self, name):
+        """A plain local variable (assigned here, not a cell, not declared global)."""
+        return name not in self.cells and (name in self.params or name in self.stores)
+
+
+# ------------------------------------------------- which local variables are certainly bound
+
+def target_names(target):
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        names = set()
+        for elt in target.elts:
+            names |= target_names(elt)
+        return names
+    if isinstance(target, ast.Starred):
+        return target_names(target.value)
+    return set()
+
+
+def unconditional(node):
+    """Sub-expressions of ``node`` (own scope) that are evaluated whenever ``node`` is:
+    not the later operands of ``and``/``or``/chained comparisons, nor ternary branches."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, SCOPES):
+            continue
+        if isinstance(n, ast.BoolOp):
+            stack.append(n.values[0])
+        elif isinstance(n, ast.IfExp):
+            stack.append(n.test)
+        elif isinstance(n, ast.Compare):
+            stack.extend([n.left, n.comparators[0]])
+        else:
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def _statement_exprs(st):
+    """The expressions a simple statement evaluates (all of them, unconditionally)."""
+    return [child for child in ast.iter_child_nodes(st) if isinstance(child, ast.expr)]
+
+
+def _stores_of(st):
+    names = set()
+    if isinstance(st, ast.Assign):
+        for target in st.targets:
+            names |= target_names(target)
+    elif isinstance(st, (ast.AugAssign, ast.AnnAssign)) and getattr(st, "value", None) is not None:
+        names |= target_names(st.target)
+    elif isinstance(st, (ast.Import, ast.ImportFrom)):
+        names |= {(a.asname or a.name).split(".")[0] for a in st.names}
+    elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names.add(st.name)
+    for expr in _statement_exprs(st):
+        for n in unconditional(expr):
+            if isinstance(n, ast.NamedExpr):
+                names.add(n.target.id)
+    return names
+
+
+def _deleted_in(st):
+    names = set()
+    for n in [st] + list(own_nodes(st)):
+        if isinstance(n, ast.Delete):
+            for target in n.targets:
+                names |= target_names(target)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)  # unbound again when the handler ends
+    return names
+
+
+COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
+
+
+def bound_before(func):
+    """{id(statement): names certainly bound when it starts}, for ``func``'s own scope.
+    Conservative: anything deleted anywhere in a compound statement counts as unbound
+    inside it; after it, only an ``if`` (what every branch that goes on binds) and a
+    ``try`` with a ``finally`` and no handlers (what its body binds) add names."""
+    out = {}
+
+    def block(body, bound):
+        for st in body:
+            out[id(st)] = bound
+            bound = after(st, bound)
+        return bound
+
+    def after(st, bound):
+        if isinstance(st, ast.Delete):
+            return bound - _deleted_in(st)
+        compound = isinstance(st, COMPOUND) or type(st).__name__ in ("TryStar", "Match")
+        if not compound:
+            return bound | _stores_of(st)
+        inner = bound - _deleted_in(st)
+        if isinstance(st, ast.If):
+            ends = [(block(branch, inner), terminates(branch)) for branch in (st.body, st.orelse)]
+            going_on = [end for end, stops in ends if not stops]
+            return frozenset.intersection(*going_on) if going_on else inner
+        if isinstance(st, (ast.For, ast.AsyncFor)):
+            block(st.body, inner | target_names(st.target))
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            names = set()
+            for item in st.items:
+                if item.optional_vars is not None:
+                    names |= target_names(item.optional_vars)
+            block(st.body, inner | names)
+        elif type(st).__name__ == "Match":
+            for case in st.cases:
+                block(case.body, inner)
+        else:
+            body_end = block(st.body, inner)
+        for handler in getattr(st, "handlers", ()):
+            block(handler.body, inner | ({handler.name} if handler.name else set()))
+        if getattr(st, "orelse", None):
+            block(st.orelse, inner)
+        if getattr(st, "finalbody", None):
+            final_end = block(st.finalbody, inner)
+            if isinstance(st, ast.Try) and not st.handlers and not st.orelse:
+                # the statement after it runs only when the body completed
+                deleted = set().union(*(_deleted_in(s) for s in st.finalbody))
+                return (body_end | final_end) - deleted
+        return inner
+
+    block(func.body, frozenset(_arg_names(func.args)))
+    return out
+
+
+def terminates(body):
+    """The statement list never completes normally (ends in return/raise, or in an ``if``
+    whose branches all do)."""
+    last = body[-1] if body else None
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return terminates(last.body) and bool(last.orelse) and terminates(last.orelse)
+    return False
+
+
+# ----------------------------------------------------------------------------- purity
+
+def is_pure(expr, bound, facts):
+    """Evaluating ``expr`` has no effect and cannot raise: constants, certainly bound local
+    variables, and list/tuple displays of those (dict/set displays with constant keys)."""
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, ast.Name):
+        return isinstance(expr.ctx, ast.Load) and expr.id in bound and facts.is_local(expr.id)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return all(is_pure(e, bound, facts) for e in expr.elts)
+    if isinstance(expr, ast.Starred):  # iterating a display is harmless
+        return isinstance(expr.value, (ast.List, ast.Tuple)) and is_pure(expr.value, bound, facts)
+    if isinstance(expr, ast.Dict):
+        return all(isinstance(k, ast.Constant) for k in expr.keys) and all(
+            is_pure(v, bound, facts) for v in expr.values)
+    if isinstance(expr, ast.Set):
+        return all(isinstance(e, ast.Constant) for e in expr.elts)
+    return False
+
+
+# ------------------------------------------------------------------ evaluation order
+
+class Unknown(Exception):
+    """A construct whose evaluation order the rules do not model."""
+
+
+def evaluation_order(st):
+    """[(node, conditional)] for the expressions statement ``st`` evaluates before it does
+    its own work, in the order CPython evaluates them (each node after its operands).
+    Raises ``Unknown`` for statements it does not model."""
+    out = []
+
+    def visit(n, cond):
+        if isinstance(n, (ast.Constant, ast.Name)):
+            pass
+        elif isinstance(n, ast.NamedExpr):
+            visit(n.value, cond)
+        elif isinstance(n, ast.BoolOp):
+            visit(n.values[0], cond)
+            for v in n.values[1:]:
+                visit(v, True)
+        elif isinstance(n, ast.Compare):
+            visit(n.left, cond)
+            visit(n.comparators[0], cond)
+            for c in n.comparators[1:]:
+                visit(c, True)
+        elif isinstance(n, ast.IfExp):
+            visit(n.test, cond)
+            visit(n.body, True)
+            visit(n.orelse, True)
+        elif isinstance(n, ast.Call):
+            if n.keywords and any(isinstance(a, ast.Starred) for a in n.args):
+                raise Unknown()
+            visit(n.func, cond)
+            for a in n.args:
+                visit(a, cond)
+            for k in n.keywords:
+                visit(k.value, cond)
+        elif isinstance(n, ast.Dict):
+            for k, v in zip(n.keys, n.values):
+                if k is not None:
+                    visit(k, cond)
+                visit(v, cond)
+        elif isinstance(n, ast.Lambda):
+            for d in n.args.defaults + [d for d in n.args.kw_defaults if d is not None]:
+                visit(d, cond)
+        elif isinstance(n, SCOPES):
+            cond = True  # a comprehension: evaluated in its own scope, maybe many times
+        elif isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Attribute, ast.Subscript, ast.Slice,
+                            ast.List, ast.Tuple, ast.Set, ast.Starred, ast.JoinedStr,
+                            ast.FormattedValue, ast.Await)):
+            for child in ast.iter_child_nodes(n):
+                if isinstance(child, ast.expr):
+                    visit(child, cond)
+        else:
+            raise Unknown()
+        out.append((n, cond))
+
+    def target(t):
+        if isinstance(t, ast.Name):
+            return
+        if isinstance(t, (ast.Attribute, ast.Subscript)):
+            for child in ast.iter_child_nodes(t):
+                if isinstance(child, ast.expr) and not isinstance(child, ast.expr_context):
+                    visit(child, False)
+            return
+        raise Unknown()  # unpacking: iterates the value
+
+    if isinstance(st, (ast.Expr, ast.Return)):
+        if st.value is not None:
+            visit(st.value, False)
+    elif isinstance(st, ast.Assign):
+        visit(st.value, False)
+        for t in st.targets:
+            target(t)
+    elif isinstance(st, ast.AugAssign):
+        target(st.target)
+        visit(st.value, False)
+    elif isinstance(st, ast.If):
+        visit(st.test, False)
+    elif isinstance(st, (ast.For, ast.AsyncFor)):
+        visit(st.iter, False)
+    elif isinstance(st, ast.Raise):
+        for part in (st.exc, st.cause):
+            if part is not None:
+                visit(part, False)
+    elif isinstance(st, ast.Delete):
+        for t in st.targets:
+            target(t)
+    else:
+        raise Unknown()
+    return out
+
+
+def free_of_effects(node, bound, facts, written):
+    """``node`` (already evaluated operands aside) neither has an effect nor can raise, and
+    does not read a name in ``written``."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Name):
+        return node.id not in written and is_pure(node, bound, facts)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Slice)):
+        return True  # building them is harmless; their parts were checked on their own
+    if isinstance(node, ast.Starred):
+        return isinstance(node.value, (ast.List, ast.Tuple))
+    if isinstance(node, ast.Dict):
+        return all(isinstance(k, ast.Constant) for k in node.keys)
+    return False
+
+
+# ------------------------------------------------------------------------ tree editing
+
+def parents(root):
+    return {id(child): node for node in ast.walk(root) for child in ast.iter_child_nodes(node)}
+
+
+def replace(parent, old, new):
+    for field, value in ast.iter_fields(parent):
+        if value is old:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if item is old:
+                    value[i] = new
+                    return
+    raise ValueError("node not found in its parent")

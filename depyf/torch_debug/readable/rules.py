@@ -1,0 +1,308 @@
+"""The folding rules (see the package docstring). Each takes ``(func, facts, bound)``
+(the function node, its ``Facts`` and ``bound_before`` map), edits the function in place,
+and returns whether it changed anything."""
+import ast
+
+from .facts import (DECOMPILER_TEMP, Unknown, bodies, evaluation_order, free_of_effects, is_pure,
+                    own_nodes, parents, replace, target_names)
+
+PROFILING_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
+
+
+def _set_body(body, kept):
+    body[:] = kept or [ast.Pass()]
+
+
+def drop_pure_statements(func, facts, bound):
+    changed = False
+    for body in bodies(func):
+        kept = [st for st in body
+                if not (isinstance(st, ast.Expr) and is_pure(st.value, bound[id(st)], facts))]
+        if len(kept) != len(body):
+            _set_body(body, kept)
+            changed = True
+    return changed
+
+
+def _list_names(func, facts):
+    """Local temporaries that only ever hold lists: every store is ``t = [...]`` (or
+    ``t += ...``, which keeps a list a list)."""
+    parent_of = parents(func)
+    ok = {}
+    for node in own_nodes(func):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            parent = parent_of.get(id(node))
+            good = isinstance(parent, ast.AugAssign) or (
+                isinstance(parent, ast.Assign) and parent.targets == [node]
+                and isinstance(parent.value, ast.List))
+            ok[node.id] = ok.get(node.id, True) and good
+    return {name for name, good in ok.items() if good and facts.is_temp(name)}
+
+
+def _extends_by_a_list(st, bound, facts, list_names):
+    """``t += <list or tuple display, or a list temporary>``: only mutates the list ``t``."""
+    if not (isinstance(st, ast.AugAssign) and isinstance(st.op, ast.Add)
+            and isinstance(st.target, ast.Name) and st.target.id in list_names
+            and st.target.id in bound):
+        return False
+    value = st.value
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return is_pure(value, bound, facts)
+    return isinstance(value, ast.Name) and value.id in list_names and is_pure(value, bound, facts)
+
+
+def drop_dead_temporaries(func, facts, bound):
+    """Remove every store and ``del`` of temporaries nobody reads, when all of them can go."""
+    parent_of = parents(func)
+    list_names = _list_names(func, facts)
+    edits = {}  # name -> [(kind, node, ...)]
+    blocked = set()
+    changed = False
+    for node in own_nodes(func):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    if len(node.targets) == 1 and is_pure(node.value, bound[id(node)], facts):
+                        edits.setdefault(t.id, []).append(("drop", node))
+                    elif len(node.targets) > 1:
+                        edits.setdefault(t.id, []).append(("untarget", node, t))
+                    else:
+                        blocked.add(t.id)
+                else:
+                    blocked.update(target_names(t))
+        elif isinstance(node, ast.NamedExpr):
+            edits.setdefault(node.target.id, []).append(("unwrap", node))
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id in bound.get(id(node), ()):
+                    edits.setdefault(t.id, []).append(("undelete", node, t))
+                else:
+                    blocked.update(target_names(t))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if _extends_by_a_list(node, bound[id(node)], facts, list_names):
+                edits.setdefault(node.target.id, []).append(("drop", node))
+            else:
+                blocked.add(node.target.id)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if not isinstance(parent_of.get(id(node)), (ast.Assign, ast.NamedExpr, ast.AugAssign)):
+                blocked.add(node.id)  # for-loop, with, unpacking...
+    dropped = set()
+    for name, todo in edits.items():
+        if name in blocked or not facts.is_temp(name):
+            continue
+        if facts.loads.get(name, 0) != facts.aug.get(name, 0):
+            continue  # read somewhere
+        for edit in todo:
+            kind, node = edit[0], edit[1]
+            if kind == "drop":
+                dropped.add(id(node))
+            elif kind == "untarget":
+                node.targets = [t for t in node.targets if t is not edit[2]]
+            elif kind == "unwrap":
+                replace(parent_of[id(node)], node, node.value)
+            elif kind == "undelete":
+                node.targets = [t for t in node.targets if t is not edit[2]]
+                if not node.targets:
+                    dropped.add(id(node))
+        changed = True
+    if dropped:
+        for body in bodies(func):
+            kept = [st for st in body if id(st) not in dropped]
+            if len(kept) != len(body):
+                _set_body(body, kept)
+    return changed
+
+
+def inline_single_use(func, facts, bound):
+    """``t = value`` followed by the one statement reading ``t``: put ``value`` there. Also
+    ``t = value; del a; del b; x = t`` -> ``x = value; del a; del b`` (only the store to
+    ``x`` moves, before deletions of other names)."""
+    changed = False
+    for body in bodies(func):
+        i = 0
+        while i + 1 < len(body):
+            st, nxt = body[i], body[i + 1]
+            if _inline(st, nxt, facts, bound.get(id(nxt), frozenset())):
+                del body[i]
+                changed = True
+                i += 1  # the statement changed: leave it alone until the next round
+            elif _store_earlier(body, i, facts):
+                changed = True
+                i += 1
+            i += 1
+    return changed
+
+
+def _single_use_temp(st, facts):
+    """The temporary ``st`` (``t = value``) assigns, if ``t`` is assigned only there and
+    read exactly once."""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+        return None
+    name = st.targets[0].id
+    if not facts.is_temp(name) or facts.stores.get(name) != 1 or facts.loads.get(name) != 1 \
+            or facts.dels.get(name) or facts.aug.get(name):
+        return None
+    return name
+
+
+def _inline(st, nxt, facts, bound):
+    name = _single_use_temp(st, facts)
+    if name is None:
+        return False
+    try:
+        order = evaluation_order(nxt)
+    except Unknown:
+        return False
+    written = {n.target.id for n in ast.walk(st.value) if isinstance(n, ast.NamedExpr)}
+    for node, conditional in order:
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            if conditional or not _short_enough(st, nxt):
+                return False
+            replace(parents(nxt)[id(node)], node, st.value)
+            return True
+        if not free_of_effects(node, bound, facts, written):
+            return False
+    return False
+
+
+def hoist_walrus(func, facts, bound):
+    """``x = (n := value)[k]`` -> ``n = value; x = n[k]`` when the ``:=`` is the first
+    thing the statement does (only constants, displays and bound local variables that are
+    not ``n`` are evaluated before it): the same evaluations, in the same order."""
+    changed = False
+    for body in bodies(func):
+        for st in list(body):
+            hoisted = _hoist(st, facts, bound.get(id(st), frozenset()))
+            if hoisted is not None:
+                body.insert(body.index(st), hoisted)
+                changed = True
+    return changed
+
+
+def _hoist(st, facts, bound):
+    try:
+        order = evaluation_order(st)
+    except Unknown:
+        return None
+    for node, conditional in order:
+        if isinstance(node, ast.NamedExpr):
+            name = node.target.id
+            if conditional or name in facts.cells:
+                return None
+            inside = {id(n) for n in ast.walk(node.value)}
+            before = [n for n, _ in order[:order.index((node, conditional))] if id(n) not in inside]
+            if not all(free_of_effects(n, bound, facts, {name}) for n in before):
+                return None
+            replace(parents(st)[id(node)], node, ast.Name(id=name, ctx=ast.Load()))
+            return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=node.value, lineno=st.lineno)
+    return None
+
+
+_LINE = 100
+
+
+def _short_enough(st, nxt):
+    """Inlining does not make a line longer than ``_LINE`` characters or than the longer of
+    the two statements (a long argument list stays one argument per line)."""
+    merged = len(ast.unparse(nxt)) - len(st.targets[0].id) + len(ast.unparse(st.value))
+    return merged <= max(_LINE, len(ast.unparse(st)), len(ast.unparse(nxt)))
+
+
+def _store_earlier(body, i, facts):
+    """``t = value; del a, b; x = t`` -> ``x = value; del a, b``."""
+    st = body[i]
+    name = _single_use_temp(st, facts)
+    if name is None:
+        return False
+    deleted = set()
+    j = i + 1
+    while j < len(body) and isinstance(body[j], ast.Delete) \
+            and all(isinstance(t, ast.Name) for t in body[j].targets):
+        deleted.update(t.id for t in body[j].targets)
+        j += 1
+    if j == i + 1 or j >= len(body):
+        return False
+    last = body[j]
+    if not (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)
+            and isinstance(last.value, ast.Name) and last.value.id == name):
+        return False
+    target = last.targets[0].id
+    if target in deleted or target == name or target in facts.cells:
+        return False
+    st.targets = [ast.Name(id=target, ctx=ast.Store())]
+    del body[j]
+    return True
+
+
+def _profiling_names(func):
+    """Names bound to the profiling helpers or to what they return (to a fixed point)."""
+    names = set()
+
+    def noisy(expr):
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in PROFILING_CALLS
+        if isinstance(expr, ast.Name):
+            return expr.id in names
+        if isinstance(expr, ast.NamedExpr):
+            return noisy(expr.value)
+        if isinstance(expr, ast.Call):
+            return noisy(expr.func)
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for node in own_nodes(func):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            elif isinstance(node, ast.NamedExpr):
+                target, value = node.target, node.value
+            else:
+                continue
+            if isinstance(target, ast.Name) and target.id not in names and noisy(value):
+                names.add(target.id)
+                changed = True
+    return names, noisy
+
+
+def drop_profiling(func):
+    """Remove the ``record_pregraph_bytecode_enter/exit`` calls and their temporaries (NOT
+    behaviour-preserving: those calls open and close a profiler range)."""
+    names, noisy = _profiling_names(func)
+
+    def keep(st):
+        if isinstance(st, ast.Expr):
+            return not noisy(st.value)
+        if isinstance(st, ast.Assign):
+            return not (all(isinstance(t, ast.Name) and t.id in names for t in st.targets)
+                        and noisy(st.value))
+        if isinstance(st, ast.Delete):
+            return not all(isinstance(t, ast.Name) and t.id in names for t in st.targets)
+        return True
+
+    changed = False
+    for body in bodies(func):
+        kept = [st for st in body if keep(st)]
+        if len(kept) != len(body):
+            _set_body(body, kept)
+            changed = True
+    return changed
+
+
+def renumber_temporaries(func, facts):
+    """``__temp_<n>`` names renumbered 1, 2, ... in order of appearance (only when every
+    one of them is a local temporary the rules may touch)."""
+    seen = []
+    for node in sorted((n for n in own_nodes(func) if isinstance(n, ast.Name)),
+                       key=lambda n: (n.lineno, n.col_offset)):
+        if DECOMPILER_TEMP.match(node.id) and node.id not in seen:
+            seen.append(node.id)
+    if any(not facts.is_temp(name) or not facts.stores.get(name) for name in seen):
+        return False
+    mapping = {old: "__temp_%d" % (i + 1) for i, old in enumerate(seen)}
+    if all(k == v for k, v in mapping.items()):
+        return False
+    for node in own_nodes(func):
+        if isinstance(node, ast.Name) and node.id in mapping:
+            node.id = mapping[node.id]
+    return True
