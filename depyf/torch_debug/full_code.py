@@ -49,6 +49,10 @@ def readable_copy(source, keep=()):
 
 def _transformed_text(session, entry, func_name):
     """(text, record-or-None) for the transformed code of one cache entry."""
+    if entry.code is None:
+        # Dynamo keeps such entries for frames it decided not to convert: the original
+        # bytecode runs when the guard passes
+        return "# this cache entry has no transformed code: the original bytecode runs\n", None
     record = session.records_by_code.get(id(entry.code))
     keep = set(record.original.co_varnames) if record is not None else set()
     keep |= set(getattr(entry.code, "co_freevars", ())) | set(getattr(entry.code, "co_cellvars", ()))
@@ -103,7 +107,8 @@ def full_code_text(session, root, codes):
                 used_ks.extend(record.compiled_fns)
             else:
                 lines.append("# cache entry %d: compiled before prepare_debug; readable copy only" % j)
-                used_ks.extend(compiled_fn_number(n) for n in entry.code.co_names if compiled_fn_number(n) is not None)
+                used_ks.extend(compiled_fn_number(n) for n in getattr(entry.code, "co_names", ())
+                               if compiled_fn_number(n) is not None)
             lines.append(gsrc.rstrip("\n"))
             lines.append("")
             lines.append(text.rstrip("\n"))

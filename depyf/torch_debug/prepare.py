@@ -63,7 +63,7 @@ class Capture:
         for code, entries in found:
             module_globals = _module_globals(code.co_filename)
             for entry in entries:
-                for name in entry.code.co_names:
+                for name in getattr(entry.code, "co_names", ()):  # (code None: not converted)
                     resume = getattr(module_globals.get(name), "__code__", None) if name.startswith("__resume_") else None
                     if resume is not None:
                         self.session.note_original(resume, parent=code)

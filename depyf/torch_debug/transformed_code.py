@@ -243,8 +243,8 @@ class TransformedCodeHook:
         is already installed in Dynamo's cache, so it keeps running as it is."""
         session = self.session
         new_code = entry.code
-        if id(new_code) in session.records_by_code:
-            return
+        if new_code is None or id(new_code) in session.records_by_code:
+            return  # (no code: Dynamo runs the original bytecode for this entry)
         record = self._new_record(original, new_code, adapter.compile_id_of_entry(entry))
         record.reason = "it was compiled before prepare_debug was entered"
         try:
