@@ -537,7 +537,11 @@ class Emitter:
         """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
 
         A block joins the test when only the blocks folded so far (starting with ``blk``)
-        reach it: in `(a and b) or c`, both a and b jump to c."""
+        reach it: in `(a and b) or c`, both a and b jump to c. A block that starts a
+        compound test of its own joins as a whole: `a or (b and c)`."""
+        return self._compound_folded(blk, test, t_true, t_false, ctx, stack)[:3]
+
+    def _compound_folded(self, blk, test, t_true, t_false, ctx, stack, depth=0):
         folded = {blk.id}
         changed = True
         while changed:
@@ -560,6 +564,10 @@ class Emitter:
                 t2, tt, tf, sub_stack = trial
                 if len(sub_stack) != len(stack) or isinstance(t2, S.ExcMatch):
                     continue
+                inner = {nxt}
+                if not ({tt, tf} & {t_true, t_false}) and depth < 8:
+                    # the block's own targets are further tests: fold those first
+                    t2, tt, tf, inner = self._compound_folded(nblk, t2, tt, tf, ctx, stack, depth + 1)
                 if side == "false":  # reached when test is false
                     if tt == t_true:
                         test, t_false = _boolop(ast.Or, test, t2), tf
@@ -574,10 +582,10 @@ class Emitter:
                         test, t_true = _boolop(ast.And, test, S.negate(t2)), tf
                     else:
                         continue
-                folded.add(nxt)
+                folded |= inner
                 changed = True
                 break
-        return test, t_true, t_false
+        return test, t_true, t_false, folded
 
     # -- match statements -----------------------------------------------------------------------
     def emit_match(self, m, ctx, stack):

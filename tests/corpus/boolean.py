@@ -147,3 +147,14 @@ def none_checks(a, b):
     if a is None or b is None:
         return "one none"
     return a == b
+
+
+@case(([None, 1, "end_x", "y"], 0), ([2, None], 1), ([None], 2))
+def or_of_and_guarding_loop_body(values, flag):
+    out = []
+    for v in values:
+        if v is not None or (flag == 0 and str(v).startswith("N")):
+            out.append(v)
+        elif flag > 1 and (v is None or flag > 5):
+            out.append("other")
+    return out
