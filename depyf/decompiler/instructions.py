@@ -271,13 +271,20 @@ def normalize(code):
         for a, b in zip(raw_list, raw_list[1:]):
             if a.opname == "END_FOR" and b.opname == "POP_TOP":
                 skip.add(b.offset)
+    # 3.13: TO_BOOL only matters as a value (`not not x` compiles to it); before a test
+    # or a `not` it is bookkeeping and dropped
+    value_to_bool = {a.offset for a, b in zip(raw_list, raw_list[1:])
+                     if a.opname == "TO_BOOL" and b.opname != "UNARY_NOT"
+                     and not b.opname.startswith("POP_JUMP_")}
     for raw in raw_list:
         if raw.offset in skip:
             offset_first[raw.offset] = len(out)
             continue
         offset_first[raw.offset] = len(out)
         line = _line_of(raw, line)
-        for ins in _expand(raw, code, pending_kwnames):
+        expanded = [Instr("TO_BOOL")] if raw.offset in value_to_bool else \
+            _expand(raw, code, pending_kwnames)
+        for ins in expanded:
             ins.offset = raw.offset
             ins.line = line
             ins.index = len(out)

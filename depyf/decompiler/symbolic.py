@@ -738,9 +738,19 @@ class Executor:
     def op_UNARY_INVERT(self, ins, stack, out):
         self._unary("~", stack)
 
+    def op_TO_BOOL(self, ins, stack, out):
+        """3.13 `not not x` (a bool made from x)."""
+        stack.append(ast.UnaryOp(op=ast.Not(), operand=ast.UnaryOp(op=ast.Not(), operand=stack.pop())))
+
     def op_UNARY_NOT(self, ins, stack, out):
+        # a value, not a test: `not` makes a bool, so only a comparison that is a bool
+        # itself may be flipped (`not (a in b)` is `a not in b`); `not not x` stays
         operand = stack.pop()
-        stack.append(negate(operand))
+        if isinstance(operand, ast.Compare) and len(operand.ops) == 1 and \
+                type(operand.ops[0]) in _NEGATABLE:
+            stack.append(negate(operand))
+        else:
+            stack.append(ast.UnaryOp(op=ast.Not(), operand=operand))
 
     def op_COMPARE_OP(self, ins, stack, out):
         right = stack.pop()
@@ -1368,4 +1378,9 @@ def negate(expr):
     if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _NEGATABLE:
         return ast.Compare(left=expr.left, ops=[_NEGATABLE[type(expr.ops[0])]()],
                            comparators=expr.comparators)
+    if isinstance(expr, ast.BoolOp):
+        # `not (a or b)` in a test compiles to the same jumps as `not a and not b`; the
+        # second is how people write it (and how `x not in y` comes back)
+        op = ast.And() if isinstance(expr.op, ast.Or) else ast.Or()
+        return ast.BoolOp(op=op, values=[negate(v) for v in expr.values])
     return ast.UnaryOp(op=ast.Not(), operand=expr)

@@ -158,3 +158,8 @@ def or_of_and_guarding_loop_body(values, flag):
         elif flag > 1 and (v is None or flag > 5):
             out.append("other")
     return out
+
+
+@case((0, 1), ("", "x"), ([], None), (3, 0))
+def not_as_a_value(a, b):
+    return not not a, not (a or b), not (not a and b), [not x for x in (a, b)]
