@@ -98,6 +98,8 @@ class _Nested:
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults),
                                annotations=_annotation_items(fm.annotations))
+        if args.vararg is not None and args.vararg.annotation is not None:
+            args.vararg.annotation = _starred(args.vararg.annotation)  # *args: *Ts (3.11+)
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         cls = ast.AsyncFunctionDef if is_async else ast.FunctionDef
         returns = _annotation_items(fm.annotations).get("return") if fm.annotations is not None else None
@@ -188,8 +190,8 @@ class _Nested:
 
 
 def _starred(node):
-    """``*X`` where the compiler unpacks ``X`` into its one item (3.13+: the default of
-    ``*Ts = *X``); other values unchanged."""
+    """``*X`` where the compiler unpacks ``X`` into its one item (3.11+: the annotation
+    of ``*args: *Ts``; 3.13+: the default of ``*Ts = *X``); other values unchanged."""
     if isinstance(node, S.UnpackSlot) and node.unpack.count == 1 and node.unpack.star_index is None:
         return ast.Starred(value=node.source, ctx=ast.Load())
     return node
