@@ -86,3 +86,19 @@ def test_type_params_at_module_level(source):
     text = depyf.decompile_module(code)
     diff = first_difference(normalize(code), normalize(compile(text, "<module>", "exec")))
     assert diff is None, "%s\n%s" % (diff, text)
+
+
+def _replace_const(code, old, new):
+    return code.replace(co_consts=tuple(new if c is old else c for c in code.co_consts))
+
+
+def test_a_scope_that_makes_another_function_is_refused():
+    # the hidden scope of `g` returns a function named `h`: no `def g[T]` compiles to that
+    namespace = {}
+    exec("def f():\n    def g[T](x: T): pass\n    return g\n", namespace)
+    outer = namespace["f"].__code__
+    scope = next(c for c in outer.co_consts if hasattr(c, "co_code"))
+    inner = next(c for c in scope.co_consts if hasattr(c, "co_code"))
+    scope2 = _replace_const(scope, inner, inner.replace(co_name="h", co_qualname="h"))
+    with pytest.raises(depyf.DecompilationError, match="type parameter scope"):
+        depyf.decompile(_replace_const(outer, scope, scope2))

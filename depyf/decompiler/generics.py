@@ -135,7 +135,7 @@ class TypeParamsExecutor(S.Executor):
         self.values = dict(arguments)  # '.defaults' / '.kwdefaults' -> expression
         self.params = {}               # type parameter name -> TypeParam
 
-    def _load(self, ins, stack, out):
+    def _load_name(self, ins, stack, out):
         n = ins.argval
         if n in self.values:
             stack.append(self.values[n])
@@ -144,9 +144,9 @@ class TypeParamsExecutor(S.Executor):
         else:
             S.Executor.op_LOAD_FAST(self, ins, stack, out)
 
-    op_LOAD_FAST = op_LOAD_DEREF = op_LOAD_CLOSURE = _load
+    op_LOAD_FAST = op_LOAD_DEREF = op_LOAD_CLOSURE = _load_name
 
-    def _store(self, ins, stack, out):
+    def _store_name(self, ins, stack, out):
         n = ins.argval
         value = stack.pop()
         if isinstance(value, TypeParam) and value.node.name == n and n not in self.params:
@@ -157,7 +157,7 @@ class TypeParamsExecutor(S.Executor):
         else:
             raise DecompilationError("unexpected store to %s in a type parameter scope" % n)
 
-    op_STORE_FAST = op_STORE_DEREF = _store
+    op_STORE_FAST = op_STORE_DEREF = _store_name
 
 
 def rebuild(nested, fm, args):
