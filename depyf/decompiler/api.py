@@ -98,14 +98,28 @@ class _Nested:
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults),
                                annotations=_annotation_items(fm.annotations))
+        if args.vararg is not None and args.vararg.annotation is not None:
+            args.vararg.annotation = _starred(args.vararg.annotation)  # *args: *Ts (3.11+)
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         cls = ast.AsyncFunctionDef if is_async else ast.FunctionDef
         returns = _annotation_items(fm.annotations).get("return") if fm.annotations is not None else None
         node = cls(name=name or code.co_name, args=args, body=body or [ast.Pass()],
                    decorator_list=list(fm.decorators), returns=returns, type_comment=None)
         if hasattr(ast, "TypeVar"):
-            node.type_params = []
+            node.type_params = list(fm.type_params)
         return node
+
+    def lazy_expression(self, code, starred=False):
+        """The expression a lazily evaluated function returns (3.12+: a type parameter's
+        bound, constraints or default, a type alias's value); ``starred``: the value of
+        ``*Ts = *X``, which unpacks ``X``."""
+        expr = _lambda_result(self.body_of(code, kind="lambda"))
+        if starred:
+            expr = _starred(expr)
+        if expr is None or isinstance(expr, S.Marker):
+            raise DecompilationError("lazily evaluated %r is not a single expression" % code.co_name,
+                                     function=code.co_name)
+        return expr
 
     def make_lambda(self, fm):
         if not isinstance(fm, S.FuncMarker):
@@ -117,7 +131,7 @@ class _Nested:
         if code.co_flags & CO_GENERATOR and len(body) == 1 and isinstance(body[0], ast.Expr):
             expr = body[0].value
         else:
-            expr = returned_expression(body)
+            expr = _lambda_result(body)
             if expr is None:
                 raise DecompilationError("lambda body is not a single expression", function="<lambda>")
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
@@ -159,6 +173,8 @@ class _Nested:
                 continue
             if isinstance(s, S._SetupAnnotations):
                 continue
+            if _is_class_scope_bookkeeping(s, code):
+                continue
             cleaned.append(s)
         cleaned = unmangle_class_body(code.co_name, annotated_assignments(cleaned))
         if cleaned and isinstance(cleaned[0], ast.Assign) and len(cleaned[0].targets) == 1 and \
@@ -171,6 +187,38 @@ class _Nested:
         call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
         call._class_def = node
         return call
+
+
+def _starred(node):
+    """``*X`` where the compiler unpacks ``X`` into its one item (3.11+: the annotation
+    of ``*args: *Ts``; 3.13+: the default of ``*Ts = *X``); other values unchanged."""
+    if isinstance(node, S.UnpackSlot) and node.unpack.count == 1 and node.unpack.star_index is None:
+        return ast.Starred(value=node.source, ctx=ast.Load())
+    return node
+
+
+def _lambda_result(body):
+    """What a lambda-like body (no generator) returns; the clean-up of function bodies
+    has dropped a lone `return None`, leaving only `pass`."""
+    if len(body) == 1 and isinstance(body[0], ast.Pass):
+        return S.const(None)
+    return returned_expression(body)
+
+
+def _is_class_scope_bookkeeping(stmt, code):
+    """3.12+ class bodies with type parameters or annotation scopes: the compiler's own
+    ``__type_params__ = .type_params`` and ``__classdict__ = locals()`` (the cell through
+    which bounds and alias values see class-level names)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name)):
+        return False
+    target, value = stmt.targets[0].id, stmt.value
+    if target == "__type_params__":
+        return isinstance(value, ast.Name) and value.id == ".type_params"
+    if target == "__classdict__" and "__classdict__" in code.co_cellvars:
+        return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and
+                value.func.id == "locals" and not value.args and not value.keywords)
+    return False
 
 
 def annotated_assignments(stmts):

@@ -143,6 +143,9 @@ def _expand(raw, code, pending_kwnames):
     if op == "CALL_INTRINSIC_2" and raw.argrepr == "INTRINSIC_PREP_RERAISE_STAR":
         yield Instr("PREP_RERAISE_STAR")  # 3.12+ spelling of 3.11's opcode (end of except*)
         return
+    if op == "CALL_INTRINSIC_2":
+        yield Instr("CALL_INTRINSIC_2", arg, raw.argrepr)
+        return
     if op == "FORMAT_VALUE":  # up to 3.12: flags carry conversion and spec presence
         conv = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[arg & 3]
         yield Instr("FORMAT_VALUE", arg, (conv, bool(arg & 4)))

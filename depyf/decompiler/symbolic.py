@@ -74,6 +74,7 @@ class FuncMarker(Marker):
         self.annotations = annotations
         self.closure = closure
         self.decorators = []
+        self.type_params = []  # PEP 695 (3.12+), set by generics
 
 
 class FinallyMarker(Marker):
@@ -526,6 +527,11 @@ class Executor:
             return
         if isinstance(value, ImportName):
             out.append(self._import_stmt(value, target))
+            return
+        if isinstance(value, generics.TypeAliasValue) and isinstance(target, ast.Name) and \
+                self.nested.mangle(value.name) == target.id:
+            out.append(ast.TypeAlias(name=name(value.name, ast.Store()),
+                                     type_params=value.type_params, value=value.value))
             return
         if isinstance(value, _FromItem) and isinstance(target, ast.Name):
             value.imp.names.append(ast.alias(name=value.attr,
@@ -1010,6 +1016,9 @@ class Executor:
             return
         if isinstance(func, FuncMarker) and func.code.co_name == "<lambda>":
             func = self.nested.make_lambda(func)  # (lambda x: ...)(arg)
+        if isinstance(func, FuncMarker) and not keywords and generics.is_type_params_scope(func.code):
+            stack.append(generics.rebuild(self.nested, func, args))  # def f[T] / class C[T]
+            return
         if isinstance(func, FuncMarker) and func.code.co_name.startswith("<"):
             # comprehension / genexpr called on its iterator
             stack.append(self.nested.make_comprehension(func, args))
@@ -1106,8 +1115,15 @@ class Executor:
             pass
         elif what == "INTRINSIC_ASYNC_GEN_WRAP":
             pass
+        elif what in generics.INTRINSICS_1:
+            generics.intrinsic_1(self, what, stack)
         else:
             raise DecompilationError("unsupported intrinsic %s" % what)
+
+    def op_CALL_INTRINSIC_2(self, ins, stack, out):
+        if ins.argval not in generics.INTRINSICS_2:
+            raise DecompilationError("unsupported intrinsic %s" % ins.argval)
+        generics.intrinsic_2(self, ins.argval, stack)
 
     # -- functions and classes --------------------------------------------------------------
     def op_MAKE_FUNCTION(self, ins, stack, out):
@@ -1384,3 +1400,6 @@ def negate(expr):
         op = ast.And() if isinstance(expr.op, ast.Or) else ast.Or()
         return ast.BoolOp(op=op, values=[negate(v) for v in expr.values])
     return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+
+from . import generics  # noqa: E402  (its markers build on the ones above)

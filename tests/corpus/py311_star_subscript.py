@@ -12,3 +12,15 @@ class Recorder:
 def star_in_subscript(rest):
     r = Recorder()
     return r[*rest], r[0, *rest], r[*rest, *rest]
+
+
+@case((1, 2),)
+def star_annotation_on_varargs(a, b):
+    import typing
+
+    Ts = typing.TypeVarTuple("Ts")
+
+    def count(*args: *Ts) -> int:
+        return len(args)
+
+    return count(a, b), repr(count.__annotations__["args"])

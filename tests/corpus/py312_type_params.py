@@ -38,3 +38,108 @@ def type_alias_statement(n):
 def fstring_reusing_quotes(s):
     items = {"k": s}
     return f"{items["k"]}-{"nested"}-{f"{s}"}"
+
+
+def _describe(params):
+    """Type parameters as comparable data: kind, name, bound / constraints (evaluated)."""
+    out = []
+    for p in params:
+        item = [type(p).__name__, p.__name__]
+        if type(p).__name__ == "TypeVar":
+            item += [p.__bound__, p.__constraints__]
+        out.append(tuple(item))
+    return out
+
+
+@case((3, "s"),)
+def generic_bound_and_constraints(n, s):
+    def pick[T: int, U: (str, bytes)](a: T, b: U) -> tuple[T, U]:
+        return a, b
+
+    return pick(n, s), _describe(pick.__type_params__), pick.__annotations__["return"].__args__[1].__name__
+
+
+@case((1,),)
+def generic_variadic_and_paramspec(n):
+    import typing
+
+    def apply[*Ts, **P](f: typing.Callable[P, int], *args: P.args, **kwargs: P.kwargs) -> int:
+        return f(*args, **kwargs)
+
+    return apply(lambda a, b=0: a + b, n, b=2), _describe(apply.__type_params__)
+
+
+@case((5,),)
+def generic_function_defaults(n):
+    def f[T](a: T = n, *, b: T = 2, c=3) -> T:
+        return a + b + c
+
+    return f(), f(1, b=n), f.__defaults__, f.__kwdefaults__
+
+
+def _deco(cls):
+    cls.decorated = True
+    return cls
+
+
+class _Meta(type):
+    def __new__(mcls, name, bases, ns, flag=None):
+        cls = super().__new__(mcls, name, bases, ns)
+        cls.flag = flag
+        return cls
+
+
+@case((2,),)
+def generic_class_bases_keywords_decorator(n):
+    class Base:
+        def total(self):
+            return n
+
+    @_deco
+    class Box[T: (int, float), *Ts](Base, metaclass=_Meta, flag="on"):
+        size: int = n
+
+        def get(self, item: T) -> T:
+            return super().total() + item
+
+    names = [c.__name__ for c in Box.__mro__]
+    return Box().get(3), Box.decorated, Box.flag, Box.size, names, _describe(Box.__type_params__)
+
+
+@case((4,),)
+def generic_method_sees_class_names(n):
+    class Holder:
+        Bound = int
+        type Local[K: Bound] = dict[K, Bound]
+
+        def get[T: Bound](self, x: T) -> T:
+            return x * n
+
+    get = Holder.get
+    return (Holder().get(2), _describe(get.__type_params__), Holder.Local.__value__ == dict[
+        Holder.Local.__type_params__[0], int], _describe(Holder.Local.__type_params__))
+
+
+@case((3,),)
+def generic_closure_over_outer(n):
+    def outer[T]():
+        def inner[U](u: U) -> tuple[T, U]:
+            return n, u, T.__name__
+        return inner
+
+    inner = outer()
+    return inner(1), _describe(inner.__type_params__), inner.__annotations__["return"].__args__[0].__name__
+
+
+@case((1,),)
+def type_alias_with_bounds_and_variadics(n):
+    import typing
+
+    type Fn[T: (int, str), *Ts, **P] = typing.Callable[P, tuple[T, *Ts]]
+    type Lazy = Undefined | int
+
+    try:
+        Lazy.__value__
+    except NameError as e:
+        missing = str(e)
+    return Fn.__name__, _describe(Fn.__type_params__), str(Fn.__value__), missing, n

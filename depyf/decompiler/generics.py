@@ -1,0 +1,193 @@
+"""PEP 695 (3.12+): type parameters (``def f[T]``, ``class C[T]``) and ``type`` statements.
+
+The compiler evaluates the type parameters of ``def f[T: int](x: T)``, ``class C[T]`` and
+``type A[T] = ...`` in a hidden function, ``<generic parameters of f>``, that it calls at
+once (passing the defaults of ``f``, evaluated outside, as ``.defaults`` /
+``.kwdefaults``). That function makes each parameter with CALL_INTRINSIC_1/2
+(INTRINSIC_TYPEVAR, _WITH_BOUND, _WITH_CONSTRAINTS, PARAMSPEC, TYPEVARTUPLE; 3.13 adds
+SET_TYPEPARAM_DEFAULT), stores it under its name, then builds and returns
+
+- the function: INTRINSIC_SET_FUNCTION_TYPE_PARAMS(function, params);
+- the class: ``.type_params`` holds the params, and the bases end with ``.generic_base``
+  (INTRINSIC_SUBSCRIPT_GENERIC of them, i.e. ``Generic[T]``);
+- the alias: INTRINSIC_TYPEALIAS((name, params, value)), also used without a hidden
+  function when the alias has no parameters.
+
+Bounds, constraints, defaults and alias values are lazy: each is a function of its own
+that returns the expression. ``TypeParamsExecutor`` runs the hidden function
+symbolically; ``rebuild`` turns what it returns back into the def, class or alias.
+"""
+import ast
+
+from ..errors import DecompilationError
+from . import symbolic as S
+
+HIDDEN_PREFIX = "<generic parameters of "
+
+
+def is_type_params_scope(code):
+    """Whether ``code`` is the hidden function that evaluates type parameters."""
+    return code.co_name.startswith(HIDDEN_PREFIX) and code.co_name.endswith(">")
+
+
+class TypeParam(S.Marker):
+    """One type parameter made by an intrinsic: ``node`` is its ast.TypeVar / ParamSpec /
+    TypeVarTuple (the syntax, not a value: it only goes into ``type_params``)."""
+
+    def __init__(self, node):
+        self.node = node
+
+
+class GenericBase(S.Marker):
+    """``.generic_base``: the ``Generic[*params]`` base the compiler adds to a class."""
+
+
+class TypeAliasValue(S.Marker):
+    """What INTRINSIC_TYPEALIAS made: becomes a ``type`` statement when stored by name."""
+
+    def __init__(self, name, type_params, value):
+        self.name = name
+        self.type_params = type_params
+        self.value = value
+
+
+# ---- intrinsics (called from symbolic.Executor) -----------------------------------------
+_PARAM_KINDS = {"INTRINSIC_TYPEVAR": "TypeVar", "INTRINSIC_PARAMSPEC": "ParamSpec",
+                "INTRINSIC_TYPEVARTUPLE": "TypeVarTuple"}
+
+INTRINSICS_1 = set(_PARAM_KINDS) | {"INTRINSIC_SUBSCRIPT_GENERIC", "INTRINSIC_TYPEALIAS"}
+INTRINSICS_2 = {"INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS",
+                "INTRINSIC_SET_TYPEPARAM_DEFAULT", "INTRINSIC_SET_FUNCTION_TYPE_PARAMS"}
+
+
+def _param_name(value):
+    if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+        raise DecompilationError("type parameter without a constant name")
+    return value.value
+
+
+def _param_node(kind, param_name, bound=None):
+    node = getattr(ast, kind)(name=param_name)
+    if kind == "TypeVar":
+        node.bound = bound
+    if hasattr(node, "default_value"):  # 3.13+ (PEP 696)
+        node.default_value = None
+    return node
+
+
+def intrinsic_1(ex, what, stack):
+    arg = stack.pop()
+    if what in _PARAM_KINDS:
+        stack.append(TypeParam(_param_node(_PARAM_KINDS[what], _param_name(arg))))
+    elif what == "INTRINSIC_SUBSCRIPT_GENERIC":
+        stack.append(GenericBase())
+    else:  # INTRINSIC_TYPEALIAS
+        if not (isinstance(arg, ast.Tuple) and len(arg.elts) == 3):
+            raise DecompilationError("type alias built from an unexpected value")
+        alias, params, value = arg.elts
+        stack.append(TypeAliasValue(_param_name(alias), _params(params), _lazy(ex, value)))
+
+
+def intrinsic_2(ex, what, stack):
+    second = stack.pop()
+    first = stack.pop()
+    if what == "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
+        if not isinstance(first, S.FuncMarker):
+            raise DecompilationError("type parameters set on something that is not a function")
+        first.type_params = _params(second)
+        stack.append(first)
+    elif what == "INTRINSIC_SET_TYPEPARAM_DEFAULT":
+        if not isinstance(first, TypeParam) or getattr(first.node, "default_value", 1) is not None:
+            raise DecompilationError("type parameter default on an unexpected value")
+        first.node.default_value = _lazy(ex, second, starred=isinstance(first.node, ast.TypeVarTuple))
+        stack.append(first)
+    else:  # a TypeVar with a bound, or with constraints (a tuple)
+        bound = _lazy(ex, second)
+        if what == "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS" and not isinstance(bound, ast.Tuple):
+            raise DecompilationError("type variable constraints that are not a tuple")
+        stack.append(TypeParam(_param_node("TypeVar", _param_name(first), bound)))
+
+
+def _params(value):
+    """The type parameters a tuple on the stack holds (None: none at all)."""
+    if isinstance(value, ast.Constant) and value.value is None:
+        return []
+    if isinstance(value, ast.Tuple) and all(isinstance(e, TypeParam) for e in value.elts):
+        return [e.node for e in value.elts]
+    raise DecompilationError("type parameters in an unexpected form")
+
+
+def _lazy(ex, fm, starred=False):
+    """The expression a lazily evaluated bound / constraints / default / alias value returns."""
+    if not isinstance(fm, S.FuncMarker) or fm.defaults is not None or fm.kwdefaults is not None \
+            or fm.annotations is not None or fm.code.co_argcount or fm.code.co_kwonlyargcount:
+        raise DecompilationError("lazily evaluated type expression in an unexpected form")
+    return ex.nested.lazy_expression(fm.code, starred)
+
+
+# ---- the hidden function ----------------------------------------------------------------
+class TypeParamsExecutor(S.Executor):
+    """Runs ``<generic parameters of X>``: its own names (``T``, ``.type_params``,
+    ``.generic_base``, ``.defaults``) stay bookkeeping, never statements."""
+
+    def __init__(self, code, nested, bindings, temp_prefix, arguments):
+        super().__init__(code, nested, bindings, temp_prefix)
+        self.values = dict(arguments)  # '.defaults' / '.kwdefaults' -> expression
+        self.params = {}               # type parameter name -> TypeParam
+
+    def _load_name(self, ins, stack, out):
+        n = ins.argval
+        if n in self.values:
+            stack.append(self.values[n])
+        elif n.startswith("."):
+            raise DecompilationError("%s read before it is set" % n)
+        else:
+            S.Executor.op_LOAD_FAST(self, ins, stack, out)
+
+    op_LOAD_FAST = op_LOAD_DEREF = op_LOAD_CLOSURE = _load_name
+
+    def _store_name(self, ins, stack, out):
+        n = ins.argval
+        value = stack.pop()
+        if isinstance(value, TypeParam) and value.node.name == n and n not in self.params:
+            self.params[n] = value
+        elif n == ".type_params" and isinstance(value, ast.Tuple) or \
+                n == ".generic_base" and isinstance(value, GenericBase):
+            self.values[n] = value
+        else:
+            raise DecompilationError("unexpected store to %s in a type parameter scope" % n)
+
+    op_STORE_FAST = op_STORE_DEREF = _store_name
+
+
+def rebuild(nested, fm, args):
+    """Run the hidden function ``fm`` called with ``args`` (its defaults); return the
+    FuncMarker, class call or TypeAliasValue it makes, with its type parameters."""
+    from .instructions import normalize
+    from .structure import Emitter
+
+    code = fm.code
+    if fm.defaults is not None or fm.kwdefaults is not None or fm.annotations is not None:
+        raise DecompilationError("type parameter scope with defaults of its own")
+    names = code.co_varnames[:code.co_argcount]
+    if len(args) != len(names) or code.co_kwonlyargcount or not all(n.startswith(".") for n in names):
+        raise DecompilationError("type parameter scope called with %d arguments" % len(args))
+    instrs, entries = normalize(code)
+    ex = TypeParamsExecutor(code, nested, nested.bindings, nested.temp_prefix, zip(names, args))
+    stmts = Emitter(code, instrs, entries, ex).function_body()
+    if len(stmts) != 1 or not isinstance(stmts[0], ast.Return):
+        raise DecompilationError("type parameter scope does more than make its definition")
+    made = stmts[0].value
+    wanted = code.co_name[len(HIDDEN_PREFIX):-1]
+    if isinstance(made, S.FuncMarker) and made.type_params and made.code.co_name == wanted:
+        return made
+    if isinstance(made, TypeAliasValue) and made.type_params and made.name == wanted:
+        return made
+    cd = getattr(made, "_class_def", None)
+    if cd is not None and cd.name == wanted and cd.bases and isinstance(cd.bases[-1], GenericBase) \
+            and ".type_params" in ex.values:
+        cd.bases.pop()
+        cd.type_params = _params(ex.values[".type_params"])
+        if cd.type_params:
+            return made
+    raise DecompilationError("type parameter scope makes an unexpected value")
