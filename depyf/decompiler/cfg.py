@@ -221,7 +221,10 @@ class CFG:
         return owners
 
     def dominators(self):
-        """Dominator sets (as bit masks over ``order``), exception edges included."""
+        """Dominator sets (as bit masks over ``order``), exception edges included.
+
+        Code that is never reached (the compiler leaves jumps behind `continue` and
+        `return`) is dominated by itself only: it does not close loops."""
         index = {b: k for k, b in enumerate(self.order)}
         succs = {}
         for b in self.order:
@@ -230,18 +233,28 @@ class CFG:
             if blk.handler is not None and blk.handler.target in self.blocks:
                 out.append(blk.handler.target)
             succs[b] = out
+        live = set()
+        work = [self.order[0]]
+        while work:
+            b = work.pop()
+            if b in live or b not in succs:
+                continue
+            live.add(b)
+            work.extend(succs[b])
         preds = {b: [] for b in self.order}
         for b, out in succs.items():
             for t in out:
-                if t in preds:
+                if t in preds and b in live:
                     preds[t].append(b)
         full = (1 << len(self.order)) - 1
-        dom = {b: full for b in self.order}
+        dom = {b: full if b in live else 1 << index[b] for b in self.order}
         dom[self.order[0]] = 1 << index[self.order[0]]
         changed = True
         while changed:
             changed = False
             for b in self.order[1:]:
+                if b not in live:
+                    continue
                 acc = full
                 for p in preds[b]:
                     acc &= dom[p]

@@ -58,6 +58,8 @@ class Ctx:
             s.add(self.stop)
         if self.loop is not None:
             s.update(self.loop.continue_targets)
+            if self.loop.retests:
+                s.add(self.loop.body_start)
             if self.loop.follow is not None:
                 s.add(self.loop.follow)
         if self.region_exit is not None:
@@ -66,13 +68,17 @@ class Ctx:
 
 
 class Loop:
-    __slots__ = ("header", "follow", "body", "continue_targets")
+    __slots__ = ("header", "follow", "body", "continue_targets", "retests", "body_start")
 
-    def __init__(self, header, follow, body, continue_targets):
+    def __init__(self, header, follow, body, continue_targets, retests=(), body_start=None):
         self.header = header
         self.follow = follow
         self.body = body
         self.continue_targets = continue_targets
+        # blocks that end the body by testing the loop's condition again (3.10+ `while`):
+        # their statements, then `continue`; their jump back to ``body_start`` is one
+        self.retests = frozenset(retests)
+        self.body_start = body_start
 
 
 class Emitter:
@@ -247,6 +253,11 @@ class Emitter:
                     return out, None
                 if bid == ctx.loop.follow:
                     out.append(ast.Break())
+                    return out, None
+                if bid in ctx.loop.retests:
+                    self.ex.run(self.cfg[bid].instrs[:-1], stack, out)
+                    stack.pop()  # the test, evaluated again at the head
+                    out.append(ast.Continue())
                     return out, None
             if ctx.region is not None and bid not in ctx.region:
                 if bid == ctx.region_exit:
@@ -688,9 +699,14 @@ class Emitter:
         merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
         if merge is None:
             # breaks that leave for where the enclosing try body or statement ends (3.11+
-            # jumps there directly, through any finally copies): the loop ends there too
+            # jumps there directly, through any finally copies), or for the head or exit of
+            # the enclosing loop (a jump to a jump is threaded: `break` as the last thing of
+            # an outer loop's body goes straight to its head): the loop ends there too
             breaks = cands - {self.cfg.alias.get(e, e) for e in exits}
-            for end in (ctx.region_exit, ctx.stop):
+            ends = [ctx.region_exit, ctx.stop]
+            if ctx.loop is not None:
+                ends += sorted(ctx.loop.continue_targets) + [ctx.loop.follow]
+            for end in ends:
                 if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
                     return end
         return merge
@@ -780,17 +796,21 @@ class Emitter:
         latches = self.latches[header]
         # 3.10+ compile `while c:` as `if c: do { body } while (c)`: the latch tests c
         latch = self.cfg[latches[0]] if len(latches) == 1 else None
-        if V.WHILE_TESTS_AT_HEAD:
-            classic = self._emit_classic_while(blk, body, ctx, stack)
-            if classic is not None:
-                return classic
-        if latch is not None and latch.last.opname in COND and \
-                latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") and \
-                self._entered_through_test(header, body, stack):
-            pure = latch.id != header and self._pure_condition(latch, stack)
+        classic = self._emit_classic_while(blk, body, ctx, stack)
+        if classic is not None:
+            return classic
+        tested_at_end = latch is not None and latch.last.opname in COND and \
+            latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
+        if tested_at_end:
             jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
             exit_ = fall if jump == header else jump
             follow = self._loop_follow(body, [exit_], ctx) or exit_
+            if not self._guarded(header, body, latch, exit_, stack):
+                if self.cfg.through_jumps(exit_) == self.cfg.through_jumps(follow):
+                    return self._emit_do_while(blk, body, latch, follow, ctx, stack)
+                tested_at_end = False  # with an else clause: a `while True:` that tests inside
+        if tested_at_end:
+            pure = latch.id != header and self._pure_condition(latch, stack)
             loop = Loop(header, follow, body, {header, latch.id} if pure else {header})
             body_stmts, loop_stack = [], list(stack)
             if latch.id != header:
@@ -818,18 +838,67 @@ class Emitter:
         node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
         return [node], follow, (stack if follow is not None else None)
 
-    def _entered_through_test(self, header, body, stack):
-        """A loop tested at its end is `while c:` only when it is entered through a test
-        (3.10+ write `if c: do { body } while (c)`); else the body runs before any test."""
+    def _test_towards(self, blk, stack, target, entered=False):
+        """(condition under which block ``blk`` jumps to ``target``, its other successor),
+        the block's statements aside; None when ``blk`` does not end in such a test.
+        ``entered``: ``stack`` is what the block leaves, not what it starts with (its
+        statements may use values from before it: those are stand-ins)."""
+        if blk.last.opname not in COND or blk.last.opname in V.JUMP_OR_POP:
+            return None
+        pads = [Marker() for _ in range(4)] if entered else []
+        st = list(stack) + pads
+        try:
+            self.ex.run(blk.instrs[:-1], st, [])
+            test, t_true, t_false, _ = self._condition(blk, st)
+        except DecompilationError:
+            return None
+        if not entered and len(st) != len(stack) or _mentions(test, pads):
+            return None
+        if t_true == target:
+            return test, t_false
+        if t_false == target:
+            return S.negate(test), t_true
+        return None
+
+    def _guarded(self, header, body, latch, exit_, stack):
+        """Whether the only way into a loop that tests its condition at the end (its
+        ``latch``) is a test of that same condition leaving for the same exit: 3.10+
+        `while c:` (`if c: do { body } while (c)`). Otherwise the body runs before the
+        first test, a `while True:` that breaks at the end."""
+        if V.WHILE_TESTS_AT_HEAD:
+            return False
         outside = [p for p in self.cfg[header].preds if p not in body]
         if len(outside) != 1:
             return False
-        pred = self.cfg[outside[0]]
-        return pred.last.opname in COND and pred.last.opname not in V.JUMP_OR_POP
+        again = self._test_towards(latch, stack, header, entered=True)
+        first = self._test_towards(self.cfg[outside[0]], stack, header, entered=True)
+        through = self.cfg.through_jumps
+        return again is not None and first is not None and S.same_expr(again[0], first[0]) and \
+            through(again[1]) == through(first[1]) == through(exit_)
+
+    def _emit_do_while(self, blk, body, latch, follow, ctx, stack):
+        """`while True: body; if not c: break`: the test ends the body (in ``latch``)."""
+        header = blk.id
+        loop = Loop(header, follow, body, {header})
+        body_stmts, loop_stack = [], list(stack)
+        if latch.id != header:
+            body_stmts, loop_stack = self.seq(header, ctx.but(loop=loop, stop=latch.id), stack,
+                                              enter=True)
+            if loop_stack is None:
+                loop_stack = list(stack)
+        self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
+        test, t_true, t_false, _ = self._condition(latch, loop_stack)
+        leave = S.negate(test) if t_true == header else test
+        body_stmts.append(ast.If(test=leave, body=[ast.Break()], orelse=[]))
+        node = ast.While(test=S.const(True), body=body_stmts, orelse=[])
+        return [node], follow, stack
 
     def _emit_classic_while(self, blk, body, ctx, stack):
-        """`while c:` tested at the head (up to 3.9): the head only computes the test
-        and leaves the loop on one arm. None when the head is not such a test."""
+        """`while c:` tested at the head: the head only computes the test and leaves the
+        loop on one arm. Up to 3.9 every `while c:` looks so; 3.10+ compile it as
+        `if c: do { body } while (c)`, and the head is a loop of its own only when a
+        `continue` jumps back to it: then the do-while's latches are continues too.
+        None when the head is not such a test."""
         if blk.last.opname not in COND or blk.last.opname in ("JUMP_IF_FALSE_OR_POP",
                                                               "JUMP_IF_TRUE_OR_POP"):
             return None
@@ -840,10 +909,14 @@ class Emitter:
         if len(st) != len(stack) or (t_true in body) == (t_false in body):
             return None
         exit_ = t_false if t_true in body else t_true
+        retests = self._retest_latches(blk.id, test, t_true, t_false, exit_, st)
+        if retests is None:
+            return None
         follow = self._loop_follow(body, [exit_], ctx)
         if follow is None:
             follow = exit_
-        loop = Loop(blk.id, follow, body, {blk.id})
+        do_while = t_true if t_false == exit_ else t_false
+        loop = Loop(blk.id, follow, body, {blk.id}, retests, do_while)
         inner = ctx.but(loop=loop, stop=None)
         test, t_true, t_false = self._compound(blk, test, t_true, t_false, inner, st)
         if t_true in body and t_false not in body:
@@ -854,12 +927,48 @@ class Emitter:
             return None
         if self.cfg.through_jumps(out) != self.cfg.through_jumps(exit_):
             return None
-        body_stmts, _ = self.seq(first, inner, st)
+        if retests:
+            # the do-while's head is the first block of the body, no loop of its own
+            self._emitting_loops.add(do_while)
+        try:
+            body_stmts, _ = self.seq(first, inner, st)
+        finally:
+            if retests:
+                self._emitting_loops.discard(do_while)
         orelse = []
         if follow != exit_:
             orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
         node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
         return [node], follow, stack
+
+    def _retest_latches(self, header, test, t_true, t_false, exit_, stack):
+        """The latches that test ``test`` again at the end of a 3.10+ `while` body whose
+        head (``header``, a loop because `continue` jumps to it) tests it, going on to the
+        same blocks: the body's first one, or ``exit_``. [] up to 3.9, None when the loop
+        is no such `while`."""
+        if V.WHILE_TESTS_AT_HEAD:
+            return []
+        first = t_true if t_false == exit_ else t_false
+        latches = self.latches.get(first)
+        if not latches or first == header or header in latches:
+            return None
+        through = self.cfg.through_jumps
+        for bid in latches:
+            lblk = self.cfg[bid]
+            if lblk.last.opname not in COND or lblk.last.opname in V.JUMP_OR_POP or \
+                    not _same_entry(self.effective_handler(bid), self.effective_handler(first)):
+                return None
+            st = list(stack)
+            try:
+                self.ex.run(lblk.instrs[:-1], st, [])  # statements of the body, then the test
+                t2, tt, tf, keeps = self._condition(lblk, st)
+            except DecompilationError:
+                return None
+            into, out = (tt, tf) if t_false == exit_ else (tf, tt)
+            if len(st) != len(stack) or not S.same_expr(t2, test) or into != first or \
+                    through(out) != through(exit_):
+                return None
+        return list(latches)
 
     def _pure_condition(self, blk, stack):
         out = []
@@ -1171,6 +1280,20 @@ def _after_except_star(instrs):
                     out.add(later.index + 1)
                     break
     return out
+
+
+def _mentions(expr, values):
+    """Whether ``expr`` is or contains one of ``values`` (stand-ins, compared by identity)."""
+    if not values:
+        return False
+    for node in [expr] + (list(ast.walk(expr)) if isinstance(expr, ast.AST) else []):
+        if any(node is v for v in values):
+            return True
+        for _, field in ast.iter_fields(node) if isinstance(node, ast.AST) else ():
+            for item in field if isinstance(field, list) else [field]:
+                if any(item is v for v in values):
+                    return True
+    return False
 
 
 def _same_entry(a, b):
