@@ -157,6 +157,14 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
             stmts.pop()
         _strip_tail_returns(stmts)
     stmts = _fix(stmts)
+    if is_function and unreachable_tail_return:
+        # the function ended in an if/else whose arms all leave: `if c: return a` `return b`
+        # was `if c: return a` `else: return b` (the same code but for that tail)
+        while len(stmts) >= 2 and _leaves(stmts[-1]) and not _is_return_none(stmts[-1]) and \
+                isinstance(stmts[-2], ast.If) and not stmts[-2].orelse and stmts[-2].body and \
+                _leaves(stmts[-2].body[-1]):
+            last = stmts.pop()
+            stmts[-1].orelse = [last]
     if is_function:
         if unreachable_tail_return and len(stmts) >= 2 and _is_return_none(stmts[-1]) and \
                 isinstance(stmts[-2], ast.If):
@@ -170,6 +178,15 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
             stmts.pop()
         _strip_tail_returns(stmts)
     return stmts or [ast.Pass()]
+
+
+def _leaves(stmt):
+    """A statement after which control never goes on to the next one."""
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(stmt, ast.If):
+        return bool(stmt.orelse) and _leaves(stmt.body[-1]) and _leaves(stmt.orelse[-1])
+    return False
 
 
 def _strip_tail_returns(stmts):
