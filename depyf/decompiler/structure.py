@@ -1056,11 +1056,14 @@ class Emitter:
         if exit_block is not None and exit_block == entry.target:
             return self._emit_try_38(bid, entry, inner, ctx, stack)
         body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
-        if body_stack is not None and len(body_stack) == len(stack) + 1 and exit_block is not None \
-                and [i.opname for i in self.cfg[exit_block].instrs] == ["RETURN_VALUE"]:
-            # `return x` in the body: 3.11+ leaves the RETURN_VALUE itself unprotected
-            body.append(ast.Return(value=body_stack[-1]))
-            body_stack, exit_block = None, None
+        if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None:
+            # `return x` in the body: the value leaves the protected range on the stack
+            # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
+            # exception state is popped first), so the return belongs to the body
+            more, st = self.seq(exit_block, ctx, body_stack)
+            if st is None:
+                body.extend(more)
+                body_stack, exit_block = None, None
         if self._is_star_handler(entry.target):
             return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
         handler_stack = stack[:entry.depth] if self._is_311() else list(stack)
@@ -1099,6 +1102,9 @@ class Emitter:
                 follow = exit_block
         hctx = ctx.but(stop=follow)
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
+        if hstack is not None and follow is not None and \
+                not self._leaves_to(entry.target, follow, ctx.sinks() | {follow}, None):
+            hstack = None  # every clause returns or raises: the stop was reached as a bound
         from .rewrite import build_try
         node, is_finally = build_try(body, hstmts, self.code.co_name)
         if is_finally:
