@@ -661,6 +661,21 @@ class Emitter:
         if not cands:
             return None
         merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+        ends = {b for b in (ctx.region_exit, ctx.stop) if b is not None}
+        if merge is None and ends:
+            # the other ways out return (or leave the try statement) in places: the loop
+            # ends where the one path that goes on to the enclosing construct's end resumes
+            going = [c for c in cands if self._goes_on(c, ends, sinks, ctx.region)]
+            start = going[0] if len(going) == 1 else None
+            if start is not None and start not in {self.cfg.alias.get(e, e) for e in exits}:
+                # a break: its arm ends jumping past the loop (an arm that falls on
+                # does not tell where the loop ends)
+                last = self.cfg[start].last
+                start = self.cfg.target(last) if last.opname == "JUMP" else None
+            # (a break that only cleans up on its way to the end is the rule below)
+            if start is not None and start not in sinks and not self._only_cleanup_to(start, ends) \
+                    and _same_entry(self.effective_handler(start), ctx.handler):
+                return start
         if merge is None:
             # breaks that leave for where the enclosing try body or statement ends (3.11+
             # jumps there directly, through any finally copies): the loop ends there too
@@ -669,6 +684,27 @@ class Emitter:
                 if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
                     return end
         return merge
+
+    def _only_cleanup_to(self, bid, ends):
+        """Whether block ``bid`` leads to one of ``ends`` dropping values on the way, and
+        nothing else (a break that leaves for where the enclosing construct ends)."""
+        seen = set()
+        while bid not in ends:
+            if bid in seen or bid not in self.cfg.blocks:
+                return False
+            seen.add(bid)
+            blk = self.cfg[bid]
+            if len(blk.succs) != 1 or any(i.opname not in _CLEANUP_OPS for i in blk.instrs):
+                return False
+            bid = blk.succs[0]
+        return True
+
+    def _goes_on(self, bid, ends, sinks, region):
+        """Whether a path from ``bid`` reaches one of ``ends`` (some of ``sinks``)."""
+        if bid in ends:
+            return True
+        reach = self.cfg.reachable(bid, sinks, region)
+        return any(s in ends for b in reach for s in self.cfg[b].succs)
 
     def _leaves_to(self, bid, end, sinks, region):
         """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``)."""
@@ -1056,7 +1092,8 @@ class Emitter:
         if exit_block is not None and exit_block == entry.target:
             return self._emit_try_38(bid, entry, inner, ctx, stack)
         body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
-        if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None:
+        if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None and \
+                not any(isinstance(v, S.Marker) for v in body_stack[len(stack):]):
             # `return x` in the body: the value leaves the protected range on the stack
             # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
             # exception state is popped first), so the return belongs to the body
@@ -1128,6 +1165,9 @@ class Emitter:
         if st is None and follow is not None:
             st = list(stack)
         return [node], follow, st
+
+
+_CLEANUP_OPS = {"POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"}
 
 
 def _after_except_star(instrs):
