@@ -230,18 +230,28 @@ class CFG:
             if blk.handler is not None and blk.handler.target in self.blocks:
                 out.append(blk.handler.target)
             succs[b] = out
+        # code nothing reaches (a POP_BLOCK after a raise) is dominated by no other
+        # block: it must not look like the source of a back edge
+        live, work = set(), [self.order[0]]
+        while work:
+            b = work.pop()
+            if b not in live and b in succs:
+                live.add(b)
+                work.extend(succs[b])
         preds = {b: [] for b in self.order}
         for b, out in succs.items():
             for t in out:
-                if t in preds:
+                if t in preds and b in live:
                     preds[t].append(b)
         full = (1 << len(self.order)) - 1
-        dom = {b: full for b in self.order}
+        dom = {b: full if b in live else 1 << index[b] for b in self.order}
         dom[self.order[0]] = 1 << index[self.order[0]]
         changed = True
         while changed:
             changed = False
             for b in self.order[1:]:
+                if b not in live:
+                    continue
                 acc = full
                 for p in preds[b]:
                     acc &= dom[p]

@@ -81,7 +81,7 @@ class Emitter:
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
         self.matches = patterns.find_matches(instrs)
-        starts = _after_except_star(instrs)
+        starts = _after_except_star(instrs) | _after_with_suppress(instrs)
         for m in self.matches.values():
             starts |= m.leaders()
         self.cfg = CFG(instrs, entries, merge_exits=not executor.temps,
@@ -99,16 +99,25 @@ class Emitter:
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
                 self.latches[blk.id] = []  # a for loop, even one whose body never loops back
         dom, index = self.cfg.dominators()
+        dead = []
         for blk in self.cfg.blocks.values():
             last = blk.last
             if last.target is None or last.opname not in COND | {"JUMP"}:
                 continue
             head = self.cfg.target(last)
+            if blk.id in dom and blk.id != self.cfg.order[0] and dom[blk.id] == 1 << index[blk.id]:
+                dead.append((blk.id, head))
+                continue
             # a back edge goes to a block that dominates its source (handlers placed after
             # the code they return to jump backwards without looping)
             if head in index and blk.id in dom and dom[blk.id] >> index[head] & 1 and \
                     self.cfg[head].last.opname != "SEND":
                 self.latches.setdefault(head, []).append(blk.id)
+        for bid, head in dead:
+            # code nothing reaches (the jump back after a loop's last break) belongs to
+            # the loop it jumps to; it makes no loop of its own
+            if head in self.latches and bid > head:
+                self.latches[head].append(bid)
 
     def loop_body(self, header):
         body = {header}
@@ -916,24 +925,27 @@ class Emitter:
             cont = self._with_suppressed_exit(entry)
             if cont is None:
                 return [node], None, None
-            return [node], cont, [v for v in stack if v is not exit_marker]
+            # (the body took the __enter__ result above the exit)
+            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         # normal exit: the exit call, then on
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
         return [node] + tail_stmts, nxt, st
 
     def _with_suppressed_exit(self, entry):
         """Where a with's handler continues when __exit__ returned true (or None)."""
-        blk = self.cfg[entry.target]
-        seen = set()
+        window = self.cfg.instrs[entry.target:entry.target + _WITH_EXIT_WINDOW]
+        if window[0].opname == "WITH_CLEANUP_START":
+            # 3.8: END_FINALLY re-raises unless __exit__ suppressed; then on after it
+            end = next((i for i in window if i.opname == "END_FINALLY"), None)
+            return None if end is None else self.cfg.fall(self.cfg[self.cfg.block_at[end.index]])
         # to the branch taken when __exit__ suppressed the exception
-        while blk.last.opname not in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
-            if blk.id in seen or not blk.succs:
-                return None
-            seen.add(blk.id)
-            blk = self.cfg[blk.succs[0]]
-        blk = self.cfg[self.cfg.target(blk.last) if blk.last.opname == "POP_JUMP_IF_TRUE"
-                       else self.cfg.fall(blk)]
+        test = next((i for i in window if i.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")), None)
+        if test is None:
+            return None
+        blk = self.cfg[self.cfg.block_at[test.index]]
+        blk = self.cfg[self.cfg.target(test) if test.opname == "POP_JUMP_IF_TRUE" else self.cfg.fall(blk)]
         # then past the POP_EXCEPT that ends the handler
+        seen = set()
         while True:
             if blk.id in seen:
                 return None
@@ -1167,7 +1179,33 @@ class Emitter:
         return [node], follow, st
 
 
+# how far into a with statement's handler its __exit__ call (awaited for async with)
+# and the test of what it returned lie
+_WITH_EXIT_WINDOW = 12
+
 _CLEANUP_OPS = {"POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"}
+
+
+def _after_with_suppress(instrs):
+    """Where the code after a with statement starts when its __exit__ suppressed the
+    exception: the handler pops the exception state and the exit, then runs straight on
+    into that code when the compiler placed it there (3.9+)."""
+    out = set()
+    for ins in instrs:
+        if ins.opname != "WITH_EXCEPT_START":
+            continue
+        jump = next((j for j in instrs[ins.index + 1:ins.index + _WITH_EXIT_WINDOW]
+                     if j.opname == "POP_JUMP_IF_TRUE"), None)
+        if jump is None:
+            continue
+        pop = next((j for j in instrs[jump.target:jump.target + 6] if j.opname == "POP_EXCEPT"), None)
+        if pop is None:
+            continue
+        k = pop.index + 1
+        while k < len(instrs) and instrs[k].opname == "POP_TOP":
+            k += 1
+        out.add(k)
+    return out
 
 
 def _after_except_star(instrs):
