@@ -1064,6 +1064,27 @@ class Emitter:
             node.orelse, _ = self.seq(exit_block, ctx.but(stop=follow), body_stack)
         return [node], follow, list(stack)
 
+    def _after_handlers(self, entry, sinks, region):
+        """The one block that the except clauses of handler ``entry`` jump on to after
+        their POP_EXCEPT, or None."""
+        if self._handler_is_finally(entry):
+            return None
+        target = entry.target
+        after, seen, work = set(), set(), [target]
+        while work:
+            b = work.pop()
+            if b in seen or b in sinks or b not in self.cfg.blocks or (region is not None and b not in region):
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            if any(i.opname == "POP_EXCEPT" for i in blk.instrs):
+                if blk.last.opname == "JUMP":  # (not a return on its way out)
+                    after.add(self.cfg.target(blk.last))
+                continue
+            work.extend(blk.succs)
+        after -= {target} | set(sinks)
+        return after.pop() if len(after) == 1 else None
+
     def _handler_is_finally(self, entry):
         """A finally handler re-raises without ever testing the exception's type."""
         i = entry.target
@@ -1140,6 +1161,10 @@ class Emitter:
                                            going_on=True)
             if follow == entry.target:
                 follow = None
+        if follow is None:
+            # a body that returns, clauses of which some go on: where they go on after
+            # restoring the exception state (POP_EXCEPT) is where the try ends
+            follow = self._after_handlers(entry, ctx.sinks(), ctx.region)
         if follow is None and entry.target > 0:
             # every handler escapes: the body's jump over the handlers shows where it ends
             before = self.cfg.instrs[entry.target - 1]
