@@ -120,6 +120,15 @@ class Emitter:
                 self.latches[head].append(bid)
 
     def loop_body(self, header):
+        """The blocks from which the loop goes back to ``header``; a handler inside the
+        loop that goes back is reached from the code it protects (after the header)."""
+        if not hasattr(self, "_protected"):
+            self._protected = {}
+            for blk in self.cfg.blocks.values():
+                if blk.handler is not None:
+                    self._protected.setdefault(blk.handler.target, []).append(blk.id)
+            self._dom = self.cfg.dominators()
+        dom, index = self._dom
         body = {header}
         work = list(self.latches.get(header, ()))
         while work:
@@ -128,6 +137,7 @@ class Emitter:
                 continue
             body.add(b)
             work.extend(self.cfg[b].preds)
+            work.extend(p for p in self._protected.get(b, ()) if p in dom and dom[p] >> index[header] & 1)
         return body
 
     def _classify_handlers(self):
