@@ -1154,8 +1154,11 @@ class Emitter:
                                            S.ExcValue("tb"), S.ExcValue("value"), S.ExcValue("type")]
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
-        if follow == entry.target:
-            follow = None  # the handler cannot be where the try statement ends
+        if follow == entry.target or (len(sources) == 1 and follow is not None and any(
+                i.opname == "POP_EXCEPT" for i in self.cfg[follow].instrs)):
+            # the handler (its own code, reached only from it while the body returns)
+            # cannot be where the try statement ends
+            follow = None
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
             ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]
