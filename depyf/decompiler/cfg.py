@@ -233,14 +233,14 @@ class CFG:
             if blk.handler is not None and blk.handler.target in self.blocks:
                 out.append(blk.handler.target)
             succs[b] = out
-        live = set()
-        work = [self.order[0]]
+        # code nothing reaches (a POP_BLOCK after a raise) is dominated by no other
+        # block: it must not look like the source of a back edge
+        live, work = set(), [self.order[0]]
         while work:
             b = work.pop()
-            if b in live or b not in succs:
-                continue
-            live.add(b)
-            work.extend(succs[b])
+            if b not in live and b in succs:
+                live.add(b)
+                work.extend(succs[b])
         preds = {b: [] for b in self.order}
         for b, out in succs.items():
             for t in out:

@@ -262,6 +262,14 @@ def _fold_backward_cond_jumps(out):
     return keep
 
 
+def _mark_finally_placeholders(out):
+    """3.8: the None pushed right before SETUP_FINALLY is the finally body's placeholder
+    (only a value of a statement in progress could sit there, and none is a bare None)."""
+    for ins, nxt in zip(out, out[1:]):
+        if ins.opname == "LOAD_CONST" and ins.argval is None and nxt.opname == "SETUP_FINALLY":
+            ins.opname = "PUSH_FINALLY_PLACEHOLDER"
+
+
 def normalize(code):
     """Return (instrs, exception_entries) for ``code``; jump targets are indexes."""
     out = []
@@ -294,6 +302,8 @@ def normalize(code):
             out.append(ins)
     if V.FOLD_BACKWARD_COND_JUMPS:
         out = _fold_backward_cond_jumps(out)
+    if V.FINALLY_PLACEHOLDER:
+        _mark_finally_placeholders(out)
     offset_first = {}
     for idx, ins in enumerate(out):
         ins.index = idx

@@ -41,10 +41,22 @@ def build_try(body, hstmts, fname):
     final = list(hstmts)
     if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
         final.pop()
-    final = [s for s in final if not isinstance(s, S.PopExceptStmt)]
+    final = _clean_finally_body(final)
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
     strip_copies(node.body, node.finalbody)
     return node, True
+
+
+def _clean_finally_body(stmts):
+    """A finally body left by return/break/continue drops the pending exception first
+    (POP_TOP of it, POP_EXCEPT): no statements of the source."""
+    out = []
+    for s in stmts:
+        if isinstance(s, S.PopExceptStmt) or _is_exc_expr(s):
+            continue
+        _recurse(s, _clean_finally_body)
+        out.append(s)
+    return out
 
 
 def _is_exc_expr(stmt):

@@ -87,7 +87,7 @@ class Emitter:
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
         self.matches = patterns.find_matches(instrs)
-        starts = _after_except_star(instrs)
+        starts = _after_except_star(instrs) | _after_with_suppress(instrs)
         for m in self.matches.values():
             starts |= m.leaders()
         self.cfg = CFG(instrs, entries, merge_exits=not executor.temps,
@@ -105,35 +105,36 @@ class Emitter:
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
                 self.latches[blk.id] = []  # a for loop, even one whose body never loops back
         dom, index = self.cfg.dominators()
-        live = self._reachable_blocks()
+        dead = []
         for blk in self.cfg.blocks.values():
             last = blk.last
             if last.target is None or last.opname not in COND | {"JUMP"}:
                 continue
-            if blk.id not in live:
-                continue  # dead code (3.8's jump after a raise) is "dominated" by everything
             head = self.cfg.target(last)
+            if blk.id in dom and blk.id != self.cfg.order[0] and dom[blk.id] == 1 << index[blk.id]:
+                dead.append((blk.id, head))
+                continue
             # a back edge goes to a block that dominates its source (handlers placed after
             # the code they return to jump backwards without looping)
             if head in index and blk.id in dom and dom[blk.id] >> index[head] & 1 and \
                     self.cfg[head].last.opname != "SEND":
                 self.latches.setdefault(head, []).append(blk.id)
-
-    def _reachable_blocks(self):
-        """Blocks reachable from the entry, exception edges included."""
-        seen, work = set(), [self.cfg.order[0]] if self.cfg.order else []
-        while work:
-            b = work.pop()
-            if b in seen or b not in self.cfg.blocks:
-                continue
-            seen.add(b)
-            blk = self.cfg[b]
-            work.extend(blk.succs)
-            if blk.handler is not None:
-                work.append(blk.handler.target)
-        return seen
+        for bid, head in dead:
+            # code nothing reaches (the jump back after a loop's last break) belongs to
+            # the loop it jumps to; it makes no loop of its own
+            if head in self.latches and bid > head:
+                self.latches[head].append(bid)
 
     def loop_body(self, header):
+        """The blocks from which the loop goes back to ``header``; a handler inside the
+        loop that goes back is reached from the code it protects (after the header)."""
+        if not hasattr(self, "_protected"):
+            self._protected = {}
+            for blk in self.cfg.blocks.values():
+                if blk.handler is not None:
+                    self._protected.setdefault(blk.handler.target, []).append(blk.id)
+            self._dom = self.cfg.dominators()
+        dom, index = self._dom
         body = {header}
         work = list(self.latches.get(header, ()))
         while work:
@@ -142,6 +143,7 @@ class Emitter:
                 continue
             body.add(b)
             work.extend(self.cfg[b].preds)
+            work.extend(p for p in self._protected.get(b, ()) if p in dom and dom[p] >> index[header] & 1)
         return body
 
     def _classify_handlers(self):
@@ -697,6 +699,21 @@ class Emitter:
         if not cands:
             return None
         merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+        ends = {b for b in (ctx.region_exit, ctx.stop) if b is not None}
+        if merge is None and ends:
+            # the other ways out return (or leave the try statement) in places: the loop
+            # ends where the one path that goes on to the enclosing construct's end resumes
+            going = [c for c in cands if self._goes_on(c, ends, sinks, ctx.region)]
+            start = going[0] if len(going) == 1 else None
+            if start is not None and start not in {self.cfg.alias.get(e, e) for e in exits}:
+                # a break: its arm ends jumping past the loop (an arm that falls on
+                # does not tell where the loop ends)
+                last = self.cfg[start].last
+                start = self.cfg.target(last) if last.opname == "JUMP" else None
+            # (a break that only cleans up on its way to the end is the rule below)
+            if start is not None and start not in sinks and not self._only_cleanup_to(start, ends) \
+                    and _same_entry(self.effective_handler(start), ctx.handler):
+                return start
         if merge is None:
             # breaks that leave for where the enclosing try body or statement ends (3.11+
             # jumps there directly, through any finally copies), or for the head or exit of
@@ -710,6 +727,27 @@ class Emitter:
                 if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
                     return end
         return merge
+
+    def _only_cleanup_to(self, bid, ends):
+        """Whether block ``bid`` leads to one of ``ends`` dropping values on the way, and
+        nothing else (a break that leaves for where the enclosing construct ends)."""
+        seen = set()
+        while bid not in ends:
+            if bid in seen or bid not in self.cfg.blocks:
+                return False
+            seen.add(bid)
+            blk = self.cfg[bid]
+            if len(blk.succs) != 1 or any(i.opname not in _CLEANUP_OPS for i in blk.instrs):
+                return False
+            bid = blk.succs[0]
+        return True
+
+    def _goes_on(self, bid, ends, sinks, region):
+        """Whether a path from ``bid`` reaches one of ``ends`` (some of ``sinks``)."""
+        if bid in ends:
+            return True
+        reach = self.cfg.reachable(bid, sinks, region)
+        return any(s in ends for b in reach for s in self.cfg[b].succs)
 
     def _leaves_to(self, bid, end, sinks, region):
         """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``)."""
@@ -1024,24 +1062,27 @@ class Emitter:
             cont = self._with_suppressed_exit(entry)
             if cont is None:
                 return [node], None, None
-            return [node], cont, [v for v in stack if v is not exit_marker]
+            # (the body took the __enter__ result above the exit)
+            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         # normal exit: the exit call, then on
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
         return [node] + tail_stmts, nxt, st
 
     def _with_suppressed_exit(self, entry):
         """Where a with's handler continues when __exit__ returned true (or None)."""
-        blk = self.cfg[entry.target]
-        seen = set()
+        window = self.cfg.instrs[entry.target:entry.target + _WITH_EXIT_WINDOW]
+        if window[0].opname == "WITH_CLEANUP_START":
+            # 3.8: END_FINALLY re-raises unless __exit__ suppressed; then on after it
+            end = next((i for i in window if i.opname == "END_FINALLY"), None)
+            return None if end is None else self.cfg.fall(self.cfg[self.cfg.block_at[end.index]])
         # to the branch taken when __exit__ suppressed the exception
-        while blk.last.opname not in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
-            if blk.id in seen or not blk.succs:
-                return None
-            seen.add(blk.id)
-            blk = self.cfg[blk.succs[0]]
-        blk = self.cfg[self.cfg.target(blk.last) if blk.last.opname == "POP_JUMP_IF_TRUE"
-                       else self.cfg.fall(blk)]
+        test = next((i for i in window if i.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")), None)
+        if test is None:
+            return None
+        blk = self.cfg[self.cfg.block_at[test.index]]
+        blk = self.cfg[self.cfg.target(test) if test.opname == "POP_JUMP_IF_TRUE" else self.cfg.fall(blk)]
         # then past the POP_EXCEPT that ends the handler
+        seen = set()
         while True:
             if blk.id in seen:
                 return None
@@ -1160,6 +1201,27 @@ class Emitter:
             node.orelse, _ = self.seq(exit_block, ctx.but(stop=follow), body_stack)
         return [node], follow, list(stack)
 
+    def _after_handlers(self, entry, sinks, region):
+        """The one block that the except clauses of handler ``entry`` jump on to after
+        their POP_EXCEPT, or None."""
+        if self._handler_is_finally(entry):
+            return None
+        target = entry.target
+        after, seen, work = set(), set(), [target]
+        while work:
+            b = work.pop()
+            if b in seen or b in sinks or b not in self.cfg.blocks or (region is not None and b not in region):
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            if any(i.opname == "POP_EXCEPT" for i in blk.instrs):
+                if blk.last.opname == "JUMP":  # (not a return on its way out)
+                    after.add(self.cfg.target(blk.last))
+                continue
+            work.extend(blk.succs)
+        after -= {target} | set(sinks)
+        return after.pop() if len(after) == 1 else None
+
     def _handler_is_finally(self, entry):
         """A finally handler re-raises without ever testing the exception's type."""
         i = entry.target
@@ -1200,11 +1262,15 @@ class Emitter:
         if exit_block is not None and exit_block == entry.target:
             return self._emit_try_38(bid, entry, inner, ctx, stack)
         body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
-        if body_stack is not None and len(body_stack) == len(stack) + 1 and exit_block is not None \
-                and [i.opname for i in self.cfg[exit_block].instrs] == ["RETURN_VALUE"]:
-            # `return x` in the body: 3.11+ leaves the RETURN_VALUE itself unprotected
-            body.append(ast.Return(value=body_stack[-1]))
-            body_stack, exit_block = None, None
+        if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None and \
+                not any(isinstance(v, S.Marker) for v in body_stack[len(stack):]):
+            # `return x` in the body: the value leaves the protected range on the stack
+            # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
+            # exception state is popped first), so the return belongs to the body
+            more, st = self.seq(exit_block, ctx, body_stack)
+            if st is None:
+                body.extend(more)
+                body_stack, exit_block = None, None
         if self._is_star_handler(entry.target):
             return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
         handler_stack = stack[:entry.depth] if self._is_311() else list(stack)
@@ -1215,8 +1281,11 @@ class Emitter:
                                            S.ExcValue("tb"), S.ExcValue("value"), S.ExcValue("type")]
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
-        if follow == entry.target:
-            follow = None  # the handler cannot be where the try statement ends
+        if follow == entry.target or (len(sources) == 1 and follow is not None and any(
+                i.opname == "POP_EXCEPT" for i in self.cfg[follow].instrs)):
+            # the handler (its own code, reached only from it while the body returns)
+            # cannot be where the try statement ends
+            follow = None
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
             ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]
@@ -1232,6 +1301,10 @@ class Emitter:
                                            going_on=True)
             if follow == entry.target:
                 follow = None
+        if follow is None:
+            # a body that returns, clauses of which some go on: where they go on after
+            # restoring the exception state (POP_EXCEPT) is where the try ends
+            follow = self._after_handlers(entry, ctx.sinks(), ctx.region)
         if follow is None and entry.target > 0:
             # every handler escapes: the body's jump over the handlers shows where it ends
             before = self.cfg.instrs[entry.target - 1]
@@ -1243,6 +1316,9 @@ class Emitter:
                 follow = exit_block
         hctx = ctx.but(stop=follow)
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
+        if hstack is not None and follow is not None and \
+                not self._leaves_to(entry.target, follow, ctx.sinks() | {follow}, None):
+            hstack = None  # every clause returns or raises: the stop was reached as a bound
         from .rewrite import build_try
         node, is_finally = build_try(body, hstmts, self.code.co_name)
         if is_finally:
@@ -1266,6 +1342,35 @@ class Emitter:
         if st is None and follow is not None:
             st = list(stack)
         return [node], follow, st
+
+
+# how far into a with statement's handler its __exit__ call (awaited for async with)
+# and the test of what it returned lie
+_WITH_EXIT_WINDOW = 12
+
+_CLEANUP_OPS = {"POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"}
+
+
+def _after_with_suppress(instrs):
+    """Where the code after a with statement starts when its __exit__ suppressed the
+    exception: the handler pops the exception state and the exit, then runs straight on
+    into that code when the compiler placed it there (3.9+)."""
+    out = set()
+    for ins in instrs:
+        if ins.opname != "WITH_EXCEPT_START":
+            continue
+        jump = next((j for j in instrs[ins.index + 1:ins.index + _WITH_EXIT_WINDOW]
+                     if j.opname == "POP_JUMP_IF_TRUE"), None)
+        if jump is None:
+            continue
+        pop = next((j for j in instrs[jump.target:jump.target + 6] if j.opname == "POP_EXCEPT"), None)
+        if pop is None:
+            continue
+        k = pop.index + 1
+        while k < len(instrs) and instrs[k].opname == "POP_TOP":
+            k += 1
+        out.add(k)
+    return out
 
 
 def _after_except_star(instrs):

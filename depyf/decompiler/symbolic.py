@@ -81,6 +81,10 @@ class FinallyMarker(Marker):
     """3.8: the None that BEGIN_FINALLY pushes before falling into a finally body."""
 
 
+class FinallyPlaceholder(Marker):
+    """3.8: the None below a try/finally whose finally body returns, breaks or continues."""
+
+
 class CellRef(Marker):
     """LOAD_CLOSURE: the cell of a variable, not its value (MAKE_FUNCTION's closure)."""
 
@@ -1279,6 +1283,9 @@ class Executor:
         self.op_BEFORE_WITH(ins, stack, out)
 
     # 3.8's finally machinery: on the paths we emit, these only move markers around
+    def op_PUSH_FINALLY_PLACEHOLDER(self, ins, stack, out):
+        stack.append(FinallyPlaceholder())
+
     def op_BEGIN_FINALLY(self, ins, stack, out):
         stack.append(FinallyMarker())
 

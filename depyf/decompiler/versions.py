@@ -48,6 +48,11 @@ UNARY_OPS = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_INVERT": "~", 
 # Jumps that leave their operand on the stack when taken (3.8-3.11 value-context and/or).
 JUMP_OR_POP = {"JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
 
+# 3.8: a try/finally whose finally body has return/break/continue first pushes a None
+# (LOAD_CONST None right before SETUP_FINALLY) that keeps the stack balanced for them;
+# normalization turns it into PUSH_FINALLY_PLACEHOLDER, which is no value of the source.
+FINALLY_PLACEHOLDER = PY == (3, 8)
+
 # 3.8 uses COMPARE_OP for these; 3.9+ has IS_OP / CONTAINS_OP.
 COMPARE_SPECIAL = {"exception match"}
 
