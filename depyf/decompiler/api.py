@@ -43,15 +43,18 @@ class _Nested:
 
     def body_of(self, code, kind="function"):
         instrs, entries = normalize(code)
+        # the compiler may have copied the code after an expression into each of its arms
+        # (up to a return): a second try joins identical tails. 3.9/3.10 also copy a
+        # finally body onto each way out of the try, and the code after the try statement
+        # with it: there the joined tails come first, or that code lands inside the try.
+        order = (True, False) if _copies_finally_per_exit(instrs, entries) else (False, True)
         try:
             try:
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
-                stmts = Emitter(code, instrs, entries, ex).function_body()
+                stmts = Emitter(code, instrs, entries, ex, merge_tails=order[0]).function_body()
             except DecompilationError:
-                # the compiler may have copied the code after an expression into each of
-                # its arms (up to a return): try again with identical tails joined
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
-                stmts = Emitter(code, instrs, entries, ex, merge_tails=True).function_body()
+                stmts = Emitter(code, instrs, entries, ex, merge_tails=order[1]).function_body()
             _refuse_recomputed(stmts, ex, code)
         except DecompilationError:
             # code no compiler would write (values kept on the stack across statements,
@@ -268,6 +271,22 @@ def _loads_const0(code):
     for ins in dis.get_instructions(code):
         if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.arg == 0:
             return True
+    return False
+
+
+def _copies_finally_per_exit(instrs, entries):
+    """3.9/3.10 code with a try/finally (a handler that is neither an except test, a bare
+    except, a with exit nor the clean-up of an `except ... as name`)."""
+    if not V.FINALLY_COPIED_PER_EXIT:
+        return False
+    for e in entries:
+        ops = [i.opname for i in instrs[e.target:e.target + 3]]
+        if ops[:1] in (["COPY"], ["POP_TOP"], ["WITH_EXCEPT_START"], ["RERAISE"]):
+            continue
+        if ops[:1] == ["LOAD_CONST"] and ops[1:2] and ops[1].startswith("STORE_") and \
+                ops[2:3] and ops[2].startswith("DELETE_"):
+            continue
+        return True
     return False
 
 

@@ -218,7 +218,13 @@ class Emitter:
 
     # -- emission -------------------------------------------------------------------------------
     def function_body(self):
-        stmts, _ = self.seq(0, Ctx(), [])
+        try:
+            stmts, _ = self.seq(0, Ctx(), [])
+        except IndexError:
+            # a path reached an instruction with fewer values on the stack than it takes:
+            # the structure chosen does not fit this code
+            raise DecompilationError("unexpected stack state while structuring",
+                                     function=self.code.co_name) from None
         return stmts
 
     def seq(self, bid, ctx, stack, enter=False):

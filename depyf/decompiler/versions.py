@@ -129,3 +129,7 @@ def is_await_expression(ins, prev_opnames):
     if PY >= (3, 11):
         return ins.arg == 0
     return not any(tuple(prev_opnames[-len(p):]) == p for p in _WITH_AWAIT_AFTER)
+
+# 3.9 and 3.10 copy a finally body onto every way out of its try (3.8 calls it with
+# CALL_FINALLY; 3.11+ mark the copies through the exception table).
+FINALLY_COPIED_PER_EXIT = (3, 9) <= PY < (3, 11)

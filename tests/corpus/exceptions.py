@@ -488,3 +488,16 @@ def with_inside_except_handler(n):
         with CM(log, "handler"):
             log.append("in handler")
     return log
+
+
+@case((1,), (0,))
+def finally_changes_what_is_returned_after(flag):
+    try:
+        if flag:
+            raise ValueError("bad")
+        r = 5
+    except ValueError as e:
+        r = "caught %s" % e
+    finally:
+        r = (r, "finally")
+    return r
