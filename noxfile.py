@@ -37,9 +37,10 @@ TORCH_TEST_DEPS = ["transformers==5.23.0", "debugpy==1.8.22"]  # pinned: known t
 ROUNDTRIP_SAMPLE = None
 ROUNDTRIP_TIMEOUT = 10.0  # seconds per decompile call (the target is < 1 s; the slowest is printed)
 ROUNDTRIP_BUDGET = 150.0  # seconds per version; objects left over are counted as failed
-# Pass-rate gates, e.g. {"decompiled": 100, "compiles": 99.5, "equal": 95}. Empty while
-# the decompiler is being written: the session then reports without gating.
-ROUNDTRIP_REQUIRE = {}
+# Pass-rate gates per version. The targets are {"decompiled": 100, "compiles": 99.5,
+# "equal": 95}; until they are reached these are floors just under the lowest version's
+# measured rates (2026-11-21: decompiled 98.99, equal 90.74), so a regression fails CI.
+ROUNDTRIP_REQUIRE = {"decompiled": 98.5, "compiles": 98.5, "equal": 90.0}
 
 nox.options.sessions = ["tests", "roundtrip", "torch"]
 nox.options.reuse_venv = "yes"
