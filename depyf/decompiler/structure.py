@@ -1029,7 +1029,10 @@ class Emitter:
         region = self.region_of(entry)
         # where the body falls out of its region: the last such place in layout (exits
         # through return/break/continue are laid out inline, before the normal one)
-        outside = {t for b in region for t in self.cfg[b].succs if t not in region}
+        # (3.12+ `await` leaves a CLEANUP_THROW block that jumps back into the await when
+        # a thrown-in exception ends the awaited one: not a way out of the try)
+        outside = {t for b in region for t in self.cfg[b].succs if t not in region
+                   and not (kind == "try" and self.cfg[b].instrs[0].opname == "CLEANUP_THROW")}
         exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         self._enter = enter  # the region starts at the head of the loop being emitted
@@ -1072,6 +1075,12 @@ class Emitter:
             return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         # normal exit: the exit call, then on
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
+        if body_stack and tail_stmts and isinstance(tail_stmts[0], ast.Return) and \
+                tail_stmts[0].value is body_stack[-1] and not any(v is body_stack[-1] for v in stack):
+            # `with cm: return f()`: the value is computed inside, kept on the stack while
+            # the exit runs, then returned: the return belongs in the body
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [tail_stmts[0]]
+            return [node], None, None
         return [node] + tail_stmts, nxt, st
 
     def _with_suppressed_exit(self, entry):

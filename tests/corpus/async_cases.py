@@ -195,3 +195,25 @@ async def async_return_inside_async_for(log, xs):
         if x == 2:
             return x
     return None
+
+
+async def _logged(log, what):
+    log.append(what)
+    return what
+
+
+@case(([],),)
+async def return_await_inside_async_with(log):
+    async with ACM(log, "cm"):
+        return await _logged(log, "inside")
+
+
+@case(([], 0), ([], 1))
+async def await_in_if_inside_try_except(log, flag):
+    try:
+        if flag:
+            await fail("bad")
+        r = await _logged(log, "ok")
+    except ValueError:
+        r = "caught"
+    return r, log

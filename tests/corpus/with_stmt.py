@@ -192,3 +192,14 @@ def with_then_code_after(log, flag):
     if flag:
         value += "!"
     return value
+
+
+def _note(log, what):
+    log.append(what)
+    return what
+
+
+@case(([],),)
+def return_call_inside_with(log):
+    with CM(log, "cm"):
+        return _note(log, "inside"), list(log)
