@@ -489,9 +489,13 @@ class Emitter:
             return None
         clean = self.cfg[t_false]
         ops = [i.opname for i in clean.instrs]
-        if ops not in (["POP_TOP", "JUMP"], ["POP_TOP"]) or len(clean.succs) != 1:
+        if ops in (["POP_TOP", "JUMP"], ["POP_TOP"]) and len(clean.succs) == 1:
+            false_target = clean.succs[0]  # (a copied exit there is merged with its original)
+        elif ops[0] == "POP_TOP" and len(ops) > 1 and not clean.succs:
+            # 3.10+ pasted the false arm (a `raise`, a `return`) after the cleanup's POP_TOP
+            false_target = None
+        else:
             return None
-        false_target = clean.succs[0]  # (a copied exit there is merged with its original)
         blk = self.cfg[t_true]
         if blk.last.opname not in COND or len(blk.preds) != 1:
             return None
@@ -508,7 +512,10 @@ class Emitter:
             return deeper
         if len(st) != len(stack) - 1:
             return None
-        if self.cfg.through_jumps(tf) == self.cfg.through_jumps(false_target):
+        if false_target is None:
+            if tf in self.cfg.blocks and _same_code(self.cfg[tf].instrs, clean.instrs[1:]):
+                return joined, tt, tf
+        elif self.cfg.through_jumps(tf) == self.cfg.through_jumps(false_target):
             return joined, tt, tf
         return None
 
@@ -523,6 +530,17 @@ class Emitter:
 
     def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
         merge = self._branch_merge(test, t_true, t_false, ctx)
+        try:
+            return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, merge)
+        except DecompilationError:
+            if merge is None or not self._bare_return(merge):
+                raise
+        # an arm returns its value itself while the other brings it to a `return` of its
+        # own (`return a < b < c or d`: the chain's cleanup lies after the return it falls
+        # into): both arms return, and the value is the conditional expression of the two
+        return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, None)
+
+    def _value_arms(self, test, t_true, t_false, true_stack, false_stack, ctx, merge):
         sub = ctx.but(stop=merge) if merge is not None else ctx
         a_stmts, a_stack = self.seq(t_true, sub, true_stack)
         b_stmts, b_stack = self.seq(t_false, sub, false_stack)
@@ -532,6 +550,11 @@ class Emitter:
                     and isinstance(b_stmts[0], ast.Return)):
                 value = _ifexp(test, a_stmts[0].value, b_stmts[0].value)
                 return [ast.Return(value=value)], None, None
+            if (ctx.stop is None and ctx.region_exit is not None and not (a_stmts or b_stmts)
+                    and a_stack is not None and b_stack is not None and len(a_stack) == len(b_stack)):
+                # both arms bring the value out of a protected region (3.11+: the `return`
+                # of `return a and b` in a try body lies after the region)
+                return [], ctx.region_exit, _merge_stacks(test, a_stack, b_stack)
             raise DecompilationError("conditional expression whose arms do not meet",
                                      function=self.code.co_name)
         if a_stmts or b_stmts or a_stack is None or b_stack is None or len(a_stack) != len(b_stack):
@@ -539,10 +562,7 @@ class Emitter:
                 return [], merge, b_stack
             raise DecompilationError("statements inside a conditional expression",
                                      function=self.code.co_name)
-        merged = []
-        for x, y in zip(a_stack, b_stack):
-            merged.append(x if x is y else _ifexp(test, x, y))
-        return [], merge, merged
+        return [], merge, _merge_stacks(test, a_stack, b_stack)
 
     def _compound(self, blk, test, t_true, t_false, ctx, stack):
         """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
@@ -1305,6 +1325,18 @@ def _same_entry(a, b):
 def _pending(stack):
     return (bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
             and not getattr(stack[-1], "_temp", False))
+
+
+def _same_code(a, b):
+    """Whether two instruction runs are copies of each other (same operations, arguments
+    and lines)."""
+    return [(i.opname, i.arg, i.line) for i in a] == [(i.opname, i.arg, i.line) for i in b]
+
+
+def _merge_stacks(test, a_stack, b_stack):
+    """The stack where two arms of a value branch meet: where they differ, the value is
+    the conditional expression (or and/or, chained comparison) of the two."""
+    return [x if x is y else _ifexp(test, x, y) for x, y in zip(a_stack, b_stack)]
 
 
 def _ifexp(test, body, orelse):
