@@ -186,3 +186,19 @@ def return_and_inside_try(a, b):
         return a.real == b.real and a.imag == b.imag
     except AttributeError:
         return NotImplemented
+
+
+@case((1, 0), (1, 1), (2, 0))
+def compound_test_of_conditional_in_raise(given, kwonly):
+    # 3.12+ copies the rest of the raise into both arms of the conditional expression
+    raise TypeError("%d %s given" % (given, "was" if given == 1 and not kwonly else "were"))
+
+
+@case((1, 0), (1, 1), (2, 0))
+def compound_test_of_conditional_in_call(given, kwonly):
+    return str(given) + (" was" if given == 1 and not kwonly else " were")
+
+
+@case((1, 0), (1, 1), (2, 0))
+def compound_test_of_conditional_in_return(given, kwonly):
+    return (given, "was" if given == 1 and not kwonly else "were")
