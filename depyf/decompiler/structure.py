@@ -711,7 +711,7 @@ class Emitter:
         finally:
             self._emitting_loops.discard(header)
 
-    def _loop_follow(self, body, exits, ctx):
+    def _loop_follow(self, body, exits, ctx, for_exit=None):
         cands = set(exits)
         for b in body:
             for s in self.cfg[b].succs:
@@ -721,6 +721,9 @@ class Emitter:
         sinks = ctx.sinks()
         if not cands:
             return None
+        if for_exit is not None and cands == {for_exit} and for_exit not in sinks and (
+                ctx.region is None or for_exit in ctx.region):
+            return for_exit  # a for loop without breaks ends where the iterator runs out
         merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
         if merge is None:
             # breaks that leave for where the enclosing try body or statement ends (3.11+
@@ -753,7 +756,7 @@ class Emitter:
         else:
             iter_expr = it
             it = S._GetIter(it)
-        follow = self._loop_follow(body, [exit_], ctx)
+        follow = self._loop_follow(body, [exit_], ctx, for_exit=self.cfg.alias.get(exit_, exit_))
         if follow is None:
             follow = exit_
         loop = Loop(blk.id, follow, body, {blk.id})
