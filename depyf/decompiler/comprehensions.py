@@ -15,6 +15,13 @@ def _generators(stmts, generators):
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
         generators[-1].ifs.extend(S.negate(p) for p in parts)
         return _generators(stmts[1:], generators)
+    if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If) and stmts[0].orelse:
+        # `if (a if t else b)` comes out as `if t: <if not a: continue>` `else: <...>`
+        passes = _passing_condition([stmts[0]])
+        if passes is not _NOT_GUARDS:
+            if passes is not None:
+                generators[-1].ifs.append(passes)
+            return _generators(stmts[1:], generators)
     if len(stmts) != 1:
         raise DecompilationError("comprehension body has %d statements" % len(stmts))
     s = stmts[0]
@@ -32,6 +39,42 @@ def _generators(stmts, generators):
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Yield):
         return s
     raise DecompilationError("unexpected statement in a comprehension: %s" % type(s).__name__)
+
+
+_NOT_GUARDS = object()
+
+
+def _passing_condition(stmts):
+    """For statements that only skip to the next item (`if c: continue`, nested under
+    if/else): the condition under which an item gets past them, None for always, or
+    _NOT_GUARDS when they do anything else. (A filter only needs the truth value.)"""
+    if not stmts:
+        return None
+    first, rest = stmts[0], stmts[1:]
+    if isinstance(first, ast.Pass):
+        return _passing_condition(rest)
+    if not isinstance(first, ast.If):
+        return _NOT_GUARDS
+    if len(first.body) == 1 and isinstance(first.body[0], ast.Continue):
+        if first.orelse:
+            return _NOT_GUARDS
+        here = S.negate(first.test)
+    else:
+        body, orelse = _passing_condition(first.body), _passing_condition(first.orelse)
+        if body is _NOT_GUARDS or orelse is _NOT_GUARDS:
+            return _NOT_GUARDS
+        if body is None and orelse is None:
+            return _NOT_GUARDS  # a test that decides nothing is not a filter
+        if body is None:
+            here = ast.BoolOp(op=ast.Or(), values=[first.test, orelse])
+        elif orelse is None:
+            here = ast.BoolOp(op=ast.Or(), values=[S.negate(first.test), body])
+        else:
+            here = ast.IfExp(test=first.test, body=body, orelse=orelse)
+    after = _passing_condition(rest)
+    if after is _NOT_GUARDS:
+        return _NOT_GUARDS
+    return here if after is None else ast.BoolOp(op=ast.And(), values=[here, after])
 
 
 def comprehension_from_body(code, body, iter_expr):

@@ -258,11 +258,14 @@ def _fix(stmts):
             if len(s.body) == 1 and isinstance(s.body[0], type(s)) and not getattr(s, "_no_merge", False):
                 s.items = s.items + s.body[0].items
                 s.body = s.body[0].body
-        if isinstance(s, ast.If) and s.orelse and s.body and isinstance(s.body[-1], ESCAPES + (ast.Raise,)):
+        if isinstance(s, ast.If) and s.orelse and s.body and (
+                isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or _is_assert_false(s.body[-1])):
             # `if c: return x` `else: rest` compiles exactly like `if c: return x` `rest`
             rest = s.orelse
             s.orelse = []
             stmts = stmts[:i + 1] + rest + stmts[i + 1:]
+        if isinstance(s, ast.Raise):
+            s = _raise_as_assert(s) or s
         if isinstance(s, ast.If):
             s = _fix_if(s)
             if isinstance(s, list):
@@ -294,16 +297,35 @@ def _fix(stmts):
 
 def _as_assert(s):
     """`if not c: raise AssertionError(msg)` from LOAD_ASSERTION_ERROR is `assert c, msg`."""
-    if s.orelse or len(s.body) != 1 or not isinstance(s.body[0], ast.Raise):
+    if s.orelse or len(s.body) != 1:
         return None
-    exc = s.body[0].exc
+    node = s.body[0]
+    if isinstance(node, ast.Raise):
+        node = _raise_as_assert(node)
+    elif not _is_assert_false(node):
+        return None
+    if node is not None:
+        node.test = S.negate(s.test)
+    return node
+
+
+def _is_assert_false(s):
+    return isinstance(s, ast.Assert) and isinstance(s.test, ast.Constant) and s.test.value is False
+
+
+def _raise_as_assert(s):
+    """`raise AssertionError(msg)` from LOAD_ASSERTION_ERROR is `assert False, msg` (the
+    compiler drops the test of an assert that always fails)."""
+    exc = s.exc
     msg = None
+    if s.cause is not None:
+        return None
     if isinstance(exc, ast.Call) and getattr(exc.func, "_assertion", False) and \
             len(exc.args) == 1 and not exc.keywords:
         msg = exc.args[0]
     elif not getattr(exc, "_assertion", False):
         return None
-    return ast.Assert(test=S.negate(s.test), msg=msg)
+    return ast.Assert(test=S.const(False), msg=msg)
 
 
 def _same_modulo_exit(a, b):

@@ -426,6 +426,9 @@ class Emitter:
             else:
                 return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         elif _pending(stack) or (stack and stack[-1] is test):
+            if _pending(stack) and stack[-1] is not test:
+                # the test of a conditional expression: `f(x, a if b and c else d)`
+                test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
         merge = self._branch_merge(test, t_true, t_false, ctx)
@@ -497,9 +500,13 @@ class Emitter:
             return None
         clean = self.cfg[t_false]
         ops = [i.opname for i in clean.instrs]
-        if ops not in (["POP_TOP", "JUMP"], ["POP_TOP"]) or len(clean.succs) != 1:
+        if ops in (["POP_TOP", "JUMP"], ["POP_TOP"]) and len(clean.succs) == 1:
+            false_target = clean.succs[0]  # (a copied exit there is merged with its original)
+        elif ops[0] == "POP_TOP" and len(ops) > 1 and not clean.succs:
+            # 3.10+ pasted the false arm (a `raise`, a `return`) after the cleanup's POP_TOP
+            false_target = None
+        else:
             return None
-        false_target = clean.succs[0]  # (a copied exit there is merged with its original)
         blk = self.cfg[t_true]
         if blk.last.opname not in COND or len(blk.preds) != 1:
             return None
@@ -516,7 +523,10 @@ class Emitter:
             return deeper
         if len(st) != len(stack) - 1:
             return None
-        if self.cfg.through_jumps(tf) == self.cfg.through_jumps(false_target):
+        if false_target is None:
+            if tf in self.cfg.blocks and _same_code(self.cfg[tf].instrs, clean.instrs[1:]):
+                return joined, tt, tf
+        elif self.cfg.through_jumps(tf) == self.cfg.through_jumps(false_target):
             return joined, tt, tf
         return None
 
@@ -531,15 +541,33 @@ class Emitter:
 
     def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
         merge = self._branch_merge(test, t_true, t_false, ctx)
+        try:
+            return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, merge)
+        except DecompilationError:
+            if merge is None or not self._bare_return(merge):
+                raise
+        # an arm returns its value itself while the other brings it to a `return` of its
+        # own (`return a < b < c or d`: the chain's cleanup lies after the return it falls
+        # into): both arms return, and the value is the conditional expression of the two
+        return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, None)
+
+    def _value_arms(self, test, t_true, t_false, true_stack, false_stack, ctx, merge):
         sub = ctx.but(stop=merge) if merge is not None else ctx
         a_stmts, a_stack = self.seq(t_true, sub, true_stack)
         b_stmts, b_stack = self.seq(t_false, sub, false_stack)
         if merge is None:
-            # both arms returned (3.11+ duplicates the return into each arm)
-            if (len(a_stmts) == 1 and len(b_stmts) == 1 and isinstance(a_stmts[0], ast.Return)
-                    and isinstance(b_stmts[0], ast.Return)):
-                value = _ifexp(test, a_stmts[0].value, b_stmts[0].value)
-                return [ast.Return(value=value)], None, None
+            # both arms return or raise (3.11+ copies the end of the statement into each
+            # arm): one statement, the conditional expression where the two differ
+            if (len(a_stmts) == 1 and len(b_stmts) == 1 and a_stack is None and b_stack is None
+                    and isinstance(a_stmts[0], (ast.Return, ast.Raise))):
+                stmt = _merge_exits(test, a_stmts[0], b_stmts[0])
+                if stmt is not None:
+                    return [stmt], None, None
+            if (ctx.stop is None and ctx.region_exit is not None and not (a_stmts or b_stmts)
+                    and a_stack is not None and b_stack is not None and len(a_stack) == len(b_stack)):
+                # both arms bring the value out of a protected region (3.11+: the `return`
+                # of `return a and b` in a try body lies after the region)
+                return [], ctx.region_exit, _merge_stacks(test, a_stack, b_stack)
             raise DecompilationError("conditional expression whose arms do not meet",
                                      function=self.code.co_name)
         if a_stmts or b_stmts or a_stack is None or b_stack is None or len(a_stack) != len(b_stack):
@@ -547,10 +575,7 @@ class Emitter:
                 return [], merge, b_stack
             raise DecompilationError("statements inside a conditional expression",
                                      function=self.code.co_name)
-        merged = []
-        for x, y in zip(a_stack, b_stack):
-            merged.append(x if x is y else _ifexp(test, x, y))
-        return [], merge, merged
+        return [], merge, _merge_stacks(test, a_stack, b_stack)
 
     def _compound(self, blk, test, t_true, t_false, ctx, stack):
         """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
@@ -694,7 +719,7 @@ class Emitter:
         finally:
             self._emitting_loops.discard(header)
 
-    def _loop_follow(self, body, exits, ctx):
+    def _loop_follow(self, body, exits, ctx, for_exit=None):
         cands = set(exits)
         for b in body:
             for s in self.cfg[b].succs:
@@ -704,6 +729,9 @@ class Emitter:
         sinks = ctx.sinks()
         if not cands:
             return None
+        if for_exit is not None and cands == {for_exit} and for_exit not in sinks and (
+                ctx.region is None or for_exit in ctx.region):
+            return for_exit  # a for loop without breaks ends where the iterator runs out
         merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
         ends = {b for b in (ctx.region_exit, ctx.stop) if b is not None}
         if merge is None and ends:
@@ -772,7 +800,7 @@ class Emitter:
         else:
             iter_expr = it
             it = S._GetIter(it)
-        follow = self._loop_follow(body, [exit_], ctx)
+        follow = self._loop_follow(body, [exit_], ctx, for_exit=self.cfg.alias.get(exit_, exit_))
         if follow is None:
             follow = exit_
         loop = Loop(blk.id, follow, body, {blk.id})
@@ -1425,6 +1453,91 @@ def _same_entry(a, b):
 def _pending(stack):
     return (bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
             and not getattr(stack[-1], "_temp", False))
+
+
+def _same_code(a, b):
+    """Whether two instruction runs are copies of each other (same operations, arguments
+    and lines)."""
+    return [(i.opname, i.arg, i.line) for i in a] == [(i.opname, i.arg, i.line) for i in b]
+
+
+def _merge_exits(test, a, b):
+    """Two copies of one `return`/`raise` statement that differ in the value an arm of a
+    conditional expression computed: the statement with ``a if test else b`` there.
+
+    What was evaluated before the test is the same node in both (it came from the stack);
+    what comes after the differing value is evaluated after the test either way and must
+    read the same. None when the copies differ in more than one place."""
+
+    def merged(x, y):
+        xs, ys = _eval_children(x), _eval_children(y)
+        if type(x) is not type(y) or xs is None or ys is None or len(xs) != len(ys) \
+                or _shape(x) != _shape(y):
+            return None
+        diff = [k for k, (cx, cy) in enumerate(zip(xs, ys)) if not S.same_expr(cx, cy)]
+        if not diff:
+            return None
+        k = diff[0]
+        if any(xs[j] is not ys[j] for j in range(k)) or any(not S.same_expr(xs[j], ys[j]) for j in diff[1:]):
+            return None
+        inner = merged(xs[k], ys[k])
+        if inner is None:
+            if not isinstance(xs[k], ast.expr):
+                return None
+            inner = _ifexp(test, xs[k], ys[k])
+        return _replace_child(x, xs[k], inner)
+
+    if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value is not None \
+            and b.value is not None and S.same_expr(a.value, b.value):
+        return ast.Return(value=_ifexp(test, a.value, b.value))
+    return merged(a, b)
+
+
+def _eval_children(node):
+    """The sub-expressions of ``node`` in the order they are evaluated, or None for a node
+    whose children are not simply evaluated once, left to right."""
+    if isinstance(node, ast.Dict):
+        return [c for kv in zip(node.keys, node.values) for c in kv if c is not None]
+    if isinstance(node, (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp,
+                         ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
+        return None
+    out = []
+    for _, value in ast.iter_fields(node):
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (ast.expr, ast.keyword)):
+                out.append(item)
+    return out
+
+
+def _shape(node):
+    """What ``node`` is apart from its sub-expressions (operators, names, constants)."""
+    return [(f, ast.dump(v) if isinstance(v, ast.AST) else v) for f, v in ast.iter_fields(node)
+            if not isinstance(v, (ast.expr, ast.keyword, list))] + \
+        [(f, [ast.dump(i) if isinstance(i, ast.AST) else i for i in v
+              if not isinstance(i, (ast.expr, ast.keyword))])
+         for f, v in ast.iter_fields(node) if isinstance(v, list)]
+
+
+def _replace_child(node, old, new):
+    """A shallow copy of ``node`` with the child ``old`` (by identity) replaced by ``new``."""
+    fields = {}
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            value = [new if item is old else item for item in value]
+        elif value is old:
+            value = new
+        fields[name] = value
+    copy = type(node)(**fields)
+    for attr in getattr(node, "_attributes", ()):
+        if hasattr(node, attr):
+            setattr(copy, attr, getattr(node, attr))
+    return copy
+
+
+def _merge_stacks(test, a_stack, b_stack):
+    """The stack where two arms of a value branch meet: where they differ, the value is
+    the conditional expression (or and/or, chained comparison) of the two."""
+    return [x if x is y else _ifexp(test, x, y) for x, y in zip(a_stack, b_stack)]
 
 
 def _ifexp(test, body, orelse):

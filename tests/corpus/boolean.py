@@ -163,3 +163,42 @@ def or_of_and_guarding_loop_body(values, flag):
 @case((0, 1), ("", "x"), ([], None), (3, 0))
 def not_as_a_value(a, b):
     return not not a, not (a or b), not (not a and b), [not x for x in (a, b)]
+
+
+@case((b"0",), (b"5",), (b"b",), (b"z",), (b"",))
+def return_or_of_chained_comparisons(c):
+    # the last chain's `return` is copied into its arm; the others meet at the shared one
+    return b"0" <= c <= b"9" or b"a" <= c <= b"f"
+
+
+@case((1,), (12,), (0,), (13,))
+def negated_chained_comparison_guarding_raise(month):
+    # 3.10+ copies the raise into the chain's cleanup block
+    if not 1 <= month <= 12:
+        raise ValueError(month)
+    return month
+
+
+@case((1, 1), (1, 2), (None, 1))
+def return_and_inside_try(a, b):
+    # 3.11+: the `return` lies after the protected region; both arms bring the value there
+    try:
+        return a.real == b.real and a.imag == b.imag
+    except AttributeError:
+        return NotImplemented
+
+
+@case((1, 0), (1, 1), (2, 0))
+def compound_test_of_conditional_in_raise(given, kwonly):
+    # 3.12+ copies the rest of the raise into both arms of the conditional expression
+    raise TypeError("%d %s given" % (given, "was" if given == 1 and not kwonly else "were"))
+
+
+@case((1, 0), (1, 1), (2, 0))
+def compound_test_of_conditional_in_call(given, kwonly):
+    return str(given) + (" was" if given == 1 and not kwonly else " were")
+
+
+@case((1, 0), (1, 1), (2, 0))
+def compound_test_of_conditional_in_return(given, kwonly):
+    return (given, "was" if given == 1 and not kwonly else "were")

@@ -126,3 +126,29 @@ def comprehension_with_cell_variable(n):
 @case(([1, 2, 3, 4],),)
 def three_level_nesting_with_filters(xs):
     return [(a, b, c) for a in xs if a < 3 for b in xs if b > a for c in xs if c > b if (a + b + c) % 2]
+
+
+@case(([1, 2], {2: "two"}), ([3], {}))
+def comprehension_then_try(xs, memo):
+    # the loop's exit block is the only way on: it is where the loop ends (3.12 inlined)
+    ys = [x * 2 for x in xs]
+    try:
+        ys.append(memo[len(xs)])
+    except KeyError:
+        ys.append(None)
+    return ys
+
+
+class _Field:
+    def __init__(self, compare, hash):
+        self.compare, self.hash = compare, hash
+
+
+@case(([_Field(True, None), _Field(False, None), _Field(False, True), _Field(True, False)],))
+def conditional_expression_as_filter(fields):
+    return [f.compare for f in fields if (f.compare if f.hash is None else f.hash)]
+
+
+@case(([1, 2, 3, 4, 5, 6],))
+def nested_conditional_filters(xs):
+    return [x for x in xs if (x > 2 if x % 2 else x < 5) and x != 3]

@@ -238,3 +238,22 @@ def constant_conditions(n):
     if 1:
         b = a * 2
     return a, b
+
+
+@case((b"3",), (b"b",), (b"z",))
+def assert_false_in_else(c):
+    # the compiler drops the test of `assert False`: only the raise is left
+    if b"0" <= c <= b"9":
+        i = 0
+    elif b"a" <= c <= b"f":
+        i = 10
+    else:
+        assert False, "not a digit: " + repr(c)
+    return i
+
+
+@case((0,), (1,))
+def assert_false_alone(n):
+    if n:
+        return n
+    assert False
