@@ -38,10 +38,14 @@ def original_source(code):
         return None
 
 
-def readable_copy(source, keep=()):
+def readable_copy(source, keep=(), folded=False):
     """A copy of transformed source for reading: folded (``readable.fold``), and without
-    Dynamo's profiler calls. Temporaries keep the names they have in the dump file."""
+    Dynamo's profiler calls. Temporaries keep the names they have in the dump file.
+    ``folded``: the source is the folded text already; only the profiler calls go (the
+    folding is most of what prepare_debug adds to compile time)."""
     try:
+        if folded:
+            return readable.drop_profiling_calls(source)
         return readable.fold(source, None, keep=keep, drop_profiling_calls=True, renumber=False)
     except Exception:
         return source
@@ -57,7 +61,7 @@ def _transformed_text(session, entry, func_name):
     keep = set(record.original.co_varnames) if record is not None else set()
     keep |= set(getattr(entry.code, "co_freevars", ())) | set(getattr(entry.code, "co_cellvars", ()))
     if record is not None and record.source is not None:
-        return readable_copy(record.source, keep), record
+        return readable_copy(record.source, keep, getattr(record, "source_folded", False)), record
     if record is not None:  # decompilation failed once already: do not try again
         return "# %s could not be decompiled; its bytecode is listed in %s\n" % (
             func_name, record.file_name), record

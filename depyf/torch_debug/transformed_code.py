@@ -66,6 +66,7 @@ class TransformedRecord:
         self.used = False
         self.reason = None
         self.fold_problem = None  # why the folded text was not used, if it was not
+        self.source_folded = False  # source is the folded text (the readable copy skips folding)
         self.compiled_fns = []  # K numbers this code calls
         self.notes = []  # why it was compiled / where it broke, as comment lines
 
@@ -299,6 +300,7 @@ class TransformedCodeHook:
                 record.fold_problem = "; ".join(reasons)
             else:
                 record.source = folded
+                record.source_folded = True
         if reasons:
             text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings)
         needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())

@@ -417,4 +417,6 @@ def test_the_toy_example_dump_is_folded_and_runs_the_same(tmp_path):
 
     full = open(str(tmp_path / "full_code_for_toy_example_0.py")).read()
     assert "record_pregraph_bytecode" not in full  # the reading copy leaves the profiler out
-    assert re.search(r"graph_out_0 = __compiled_fn_\d+\(a, b\)", full), full
+    # (the reading copy is the running text minus the profiler calls; it is not folded a
+    # second time, to keep compile-time overhead down)
+    assert re.search(r"graph_out_0 = (__compiled_fn_\d+|__temp_\d+)\(a, b\)", full), full

@@ -73,6 +73,18 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
     return func
 
 
+def drop_profiling_calls(source):
+    """``source`` without the profiler calls (and their temporaries) only."""
+    if sys.version_info < (3, 9):
+        return source
+    tree = ast.parse(source)
+    changed = False
+    for func in tree.body:
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            changed |= bool(drop_profiling(func))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n" if changed else source
+
+
 def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
     """``source`` (a module holding ``def func_name``) with the function folded; the
     source unchanged where it cannot be parsed or printed (Python 3.8: no ``ast.unparse``).
