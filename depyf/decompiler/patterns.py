@@ -166,7 +166,7 @@ def find_matches(instrs):
     covered = set()
     for ins in instrs:
         i = ins.index
-        if i in covered or ins.opname not in _STARTS:
+        if i in covered or not (ins.opname in _STARTS or ins.opname.startswith("LOAD_FAST")):
             continue
         if ins.opname == "COPY" and ins.arg != 1:
             continue
@@ -187,7 +187,8 @@ def _match_op_near(instrs, i):
     for ins in instrs[i:i + 8]:
         if ins.opname.startswith("MATCH_"):
             return True
-        if not (ins.opname in LOADS or ins.opname in ("LOAD_ATTR", "LOAD_CONST")):
+        if not (ins.opname in LOADS or ins.opname.startswith("LOAD_FAST") or
+                ins.opname in ("LOAD_ATTR", "LOAD_CONST")):
             return False
     return False
 

@@ -666,6 +666,10 @@ class Emitter:
             follow = fail  # some bodies return, the others go on after the match
         if follow is None:
             follow = self.cfg.postdominator_merge(starts, sinks, ctx.region, ignore_terminal=True)
+        if follow is None:
+            # the bodies go on where the enclosing construct ends (or all leave): code a
+            # failed match runs is a `case _:` unless it is that place itself
+            follow = ctx.stop
         sub = ctx.but(stop=follow) if follow is not None else ctx
         out = []
         for pat, guard, body in cases:

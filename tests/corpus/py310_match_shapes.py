@@ -209,3 +209,17 @@ def deeply_nested_sequences(v):
             return a * b * c
         case [_, [_, [_, other]]]:
             return other
+
+
+@case((Pair(1, 2),), (Pair("a", [3]),), ("x",))
+def single_case_match_on_a_local_class(p):
+    cls = Pair
+    r = "no pair"
+    match p:
+        case cls(left, right):
+            match right:
+                case [x]:
+                    r = (left, x)
+                case _:
+                    r = (left, right)
+    return r
