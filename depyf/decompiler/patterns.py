@@ -32,6 +32,11 @@ _READS = {"POP_TOP": 1, "MATCH_SEQUENCE": 1, "MATCH_MAPPING": 1, "GET_LEN": 1, "
           "UNPACK_SEQUENCE": 1, "UNPACK_EX": 1, "COPY_DICT_WITHOUT_KEYS": 2, "DELETE_SUBSCR": 2,
           "POP_JUMP_IF_FALSE": 1, "POP_JUMP_IF_TRUE": 1, "POP_JUMP_IF_NONE": 1,
           "POP_JUMP_IF_NOT_NONE": 1, "ROT_THREE": 3, "ROT_FOUR": 4, "LOAD_ATTR": 1}
+def _is_name_load(opname):
+    """A load of a (dotted) name's first part: a value pattern's or a class's."""
+    return opname in LOADS or opname.startswith("LOAD_FAST")
+
+
 _STARTS = {"MATCH_SEQUENCE", "MATCH_MAPPING", "COPY", "POP_TOP", "POP_JUMP_IF_NOT_NONE",
            "LOAD_CONST"} | set(LOADS) | set(STORES)
 
@@ -166,7 +171,7 @@ def find_matches(instrs):
     covered = set()
     for ins in instrs:
         i = ins.index
-        if i in covered or not (ins.opname in _STARTS or ins.opname.startswith("LOAD_FAST")):
+        if i in covered or not (ins.opname in _STARTS or _is_name_load(ins.opname)):
             continue
         if ins.opname == "COPY" and ins.arg != 1:
             continue
@@ -187,8 +192,7 @@ def _match_op_near(instrs, i):
     for ins in instrs[i:i + 8]:
         if ins.opname.startswith("MATCH_"):
             return True
-        if not (ins.opname in LOADS or ins.opname.startswith("LOAD_FAST") or
-                ins.opname in ("LOAD_ATTR", "LOAD_CONST")):
+        if not (_is_name_load(ins.opname) or ins.opname in ("LOAD_ATTR", "LOAD_CONST")):
             return False
     return False
 
@@ -338,9 +342,7 @@ class _Run:
         op = ins.opname
         handler = getattr(self, "op_" + op, None)
         if handler is None:
-            if op.startswith("LOAD_FAST"):
-                handler = self.op_LOAD_NAME
-            elif op in LOADS:
+            if _is_name_load(op):
                 handler = self.op_LOAD_NAME
             elif op in STORES:
                 handler = self.op_STORE
