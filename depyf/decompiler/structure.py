@@ -1221,7 +1221,8 @@ class Emitter:
         hstack = list(stack) + [S.ExcValue("group"), S.ExcValue("raised"), S.ExcValue("rest")]
         handlers = []
         while instrs[pos].opname != "LIST_APPEND":
-            check = next((i.index for i in instrs[pos:pos + 64] if i.opname == "CHECK_EG_MATCH"), None)
+            check = _first(instrs, pos, 64, "CHECK_EG_MATCH")
+            check = check.index if check is not None else None
             if check is None or [i.opname for i in instrs[check + 1:check + 3]] != ["COPY", "POP_JUMP_IF_NONE"]:
                 raise DecompilationError("unrecognized except* clause", function=self.code.co_name)
             st, out = list(hstack), []
@@ -1234,11 +1235,11 @@ class Emitter:
             start = self.cfg.fall(self.cfg[self.cfg.block_at[check + 2]])
             stop = fail + 1
             if instrs[stop].opname == "LIST_APPEND":  # the last clause: on to the re-raise
-                stop = next(i.index for i in instrs[stop:] if i.opname == "PREP_RERAISE_STAR")
+                stop = _first(instrs, stop, len(instrs), "PREP_RERAISE_STAR").index
             stmts, _ = self.seq(start, ctx.but(stop=stop), hstack + [S.ExcValue()])
             handlers.append(_clause(st[-1], stmts, self.code.co_name))
             pos = fail + 1
-        end = next((i for i in instrs[pos:pos + 8] if i.opname == "POP_EXCEPT"), None)
+        end = _first(instrs, pos, 8, "POP_EXCEPT")
         if end is None:
             raise DecompilationError("unrecognized except* handler end", function=self.code.co_name)
         after = instrs[end.index + 1]
@@ -1398,6 +1399,11 @@ _WITH_EXIT_WINDOW = 12
 _CLEANUP_OPS = {"POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"}
 
 
+def _first(instrs, start, count, opname):
+    """The first ``opname`` instruction among the ``count`` from ``start``, or None."""
+    return next((i for i in instrs[start:start + count] if i.opname == opname), None)
+
+
 def _after_with_suppress(instrs):
     """Where the code after a with statement starts when its __exit__ suppressed the
     exception: the handler pops the exception state and the exit, then runs straight on
@@ -1406,11 +1412,10 @@ def _after_with_suppress(instrs):
     for ins in instrs:
         if ins.opname != "WITH_EXCEPT_START":
             continue
-        jump = next((j for j in instrs[ins.index + 1:ins.index + _WITH_EXIT_WINDOW]
-                     if j.opname == "POP_JUMP_IF_TRUE"), None)
+        jump = _first(instrs, ins.index + 1, _WITH_EXIT_WINDOW - 1, "POP_JUMP_IF_TRUE")
         if jump is None:
             continue
-        pop = next((j for j in instrs[jump.target:jump.target + 6] if j.opname == "POP_EXCEPT"), None)
+        pop = _first(instrs, jump.target, 6, "POP_EXCEPT")
         if pop is None:
             continue
         k = pop.index + 1
@@ -1427,10 +1432,9 @@ def _after_except_star(instrs):
     for ins in instrs:
         if ins.opname == "PREP_RERAISE_STAR":
             out.add(ins.index)  # where the last clause's body ends
-            for later in instrs[ins.index:ins.index + 8]:
-                if later.opname == "POP_EXCEPT":
-                    out.add(later.index + 1)
-                    break
+            pop = _first(instrs, ins.index, 8, "POP_EXCEPT")
+            if pop is not None:
+                out.add(pop.index + 1)
     return out
 
 
