@@ -102,3 +102,35 @@ def test_a_scope_that_makes_another_function_is_refused():
     scope2 = _replace_const(scope, inner, inner.replace(co_name="h", co_qualname="h"))
     with pytest.raises(depyf.DecompilationError, match="type parameter scope"):
         depyf.decompile(_replace_const(outer, scope, scope2))
+
+
+RUNTIME_SOURCES = [
+    "def first[T](items: list[T], default: T = None) -> T:\n    return items[0]\n",
+    "def pick[T: int, U: (str, bytes), *Ts, **P](a: T, *b: U) -> U:\n    return a, b\n",
+]
+RUNTIME_SOURCES_313 = [
+    "def g[T = int, B: int = bool, **P = [int, str]](x: T) -> B:\n    return x\n",
+]
+
+
+@pytest.mark.parametrize("source", RUNTIME_SOURCES + (RUNTIME_SOURCES_313 if sys.version_info >= (3, 13) else []))
+def test_a_generic_function_object_keeps_its_type_params(source):
+    # given the function (not its module), `[T]` comes from __type_params__ and the
+    # annotations that are those parameters print as their names, not as bound constants
+    namespace = {}
+    exec(source, namespace)
+    fn = next(v for k, v in namespace.items() if not k.startswith("__"))
+    d = depyf.Decompiler(fn)
+    text = d.decompile()
+    again = dict(d.bindings)
+    exec(text, again)
+    new = again[fn.__name__]
+    describe = lambda f: [(type(p).__name__, p.__name__, getattr(p, "__bound__", None),
+                           getattr(p, "__constraints__", ()),
+                           p.__default__ if getattr(p, "has_default", lambda: False)() else None)
+                          for p in f.__type_params__]
+    assert describe(new) == describe(fn), text
+    params = {p.__name__: p for p in new.__type_params__}
+    for name, value in fn.__annotations__.items():
+        if value in fn.__type_params__:
+            assert new.__annotations__[name] is params[value.__name__], text

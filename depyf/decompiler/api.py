@@ -9,6 +9,7 @@ import inspect
 import types
 
 from ..errors import DecompilationError
+from . import generics
 from . import symbolic as S
 from . import versions as V
 from .instructions import normalize
@@ -386,17 +387,25 @@ class Decompiler:
             if fn.__kwdefaults__:
                 fm.kwdefaults = ast.Dict(keys=[S.const(k) for k in fn.__kwdefaults__],
                                          values=[ex.const_expr(v) for v in fn.__kwdefaults__.values()])
+            params = {id(p): p.__name__ for p in getattr(fn, "__type_params__", ())}
+            fm.type_params = generics.runtime_params(fn, lambda v: _annotation_expr(v, ex))
+            if not fm.type_params:
+                params = {}
             ann = getattr(fn, "__annotations__", None)
             if ann:
                 fm.annotations = ast.Dict(keys=[S.const(k) for k in ann],
-                                          values=[_annotation_expr(v, ex) for v in ann.values()])
+                                          values=[_annotation_expr(v, ex, params) for v in ann.values()])
         name = name or self.code.co_name
         if not name.isidentifier():
             name = "_" + "".join(c if c.isalnum() else "_" for c in name)
         return nested.make_def(fm, name=name)
 
 
-def _annotation_expr(value, ex):
+def _annotation_expr(value, ex, type_params=None):
+    """An annotation value as an expression; ``type_params`` (id -> name) are the
+    function's own type parameters, printed by name."""
+    if type_params and id(value) in type_params:
+        return S.name(type_params[id(value)])
     if isinstance(value, str):
         return S.const(value)
     if isinstance(value, type) and value.__module__ == "builtins":

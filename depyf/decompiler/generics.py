@@ -75,6 +75,35 @@ def _param_node(kind, param_name, bound=None):
     return node
 
 
+def runtime_params(fn, expr):
+    """The ``[T: bound, *Ts, **P]`` of a function object (3.12+, ``__type_params__``).
+
+    Given a function rather than its bare code, the hidden scope has already run and its
+    parameters are live objects; without them, annotations naming ``T`` could only print
+    as bound constants. ``expr`` turns a bound, constraint or default into an expression.
+    An empty list (keep the plain ``def``) when a bound cannot be evaluated or a kind is
+    unknown.
+    """
+    out = []
+    for p in getattr(fn, "__type_params__", ()):
+        kind = type(p).__name__
+        if kind not in ("TypeVar", "ParamSpec", "TypeVarTuple"):
+            return []
+        try:
+            bound = None
+            if kind == "TypeVar" and p.__constraints__:
+                bound = ast.Tuple(elts=[expr(c) for c in p.__constraints__], ctx=ast.Load())
+            elif kind == "TypeVar" and p.__bound__ is not None:
+                bound = expr(p.__bound__)
+            node = _param_node(kind, p.__name__, bound)
+            if getattr(p, "has_default", lambda: False)():  # 3.13+ (PEP 696)
+                node.default_value = expr(p.__default__)
+        except Exception:  # a lazy bound/default that fails to evaluate (NameError, ...)
+            return []
+        out.append(node)
+    return out
+
+
 def intrinsic_1(ex, what, stack):
     arg = stack.pop()
     if what in _PARAM_KINDS:

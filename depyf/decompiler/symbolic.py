@@ -291,8 +291,9 @@ class Executor:
     def const_expr(self, value):
         if _is_literal(value):
             if isinstance(value, tuple):
-                return ast.Tuple(elts=[self.const_expr(v) for v in value], ctx=ast.Load(),
-                                 _const=value)
+                node = ast.Tuple(elts=[self.const_expr(v) for v in value], ctx=ast.Load())
+                node._const = value  # set after: 3.13 deprecates unknown constructor keywords
+                return node
             if isinstance(value, frozenset):
                 if not value:
                     return ast.Call(func=name("frozenset"), args=[], keywords=[])
