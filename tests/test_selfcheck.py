@@ -22,3 +22,12 @@ def test_async_with_exits_are_not_counted():
     # the same statements, with `return` inside or after the with: more exit awaits
     code = _code("async def f(m, x):\n    async with m:\n        x.append(1)\n    return x\n", "f")
     check(code, "async def f(m, x):\n    async with m:\n        x.append(1)\n        return x\n", "f")
+
+
+def test_a_lost_cell_is_a_difference():
+    # without `nonlocal a` the outer `a` is a plain local: `f.__closure__` is None
+    source = "def g(v):\n    a = v\n    def f():\n        nonlocal a\n    return f.__closure__\n"
+    code = _code(source, "g")
+    check(code, source, "g")
+    with pytest.raises(DecompilationError, match="cell"):
+        check(code, source.replace("        nonlocal a\n", "        pass\n"), "g")

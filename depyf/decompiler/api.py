@@ -37,6 +37,7 @@ class _Nested:
         self.temp_prefix = temp_prefix
         self.used_temps = False
         self.classes = []  # names of the class bodies being decompiled, innermost last
+        self.scopes = []  # the code objects being decompiled, innermost last
 
     def mangle(self, name):
         """``name`` as the code being decompiled stores it (private names in classes)."""
@@ -49,6 +50,38 @@ class _Nested:
         # finally body onto each way out of the try, and the code after the try statement
         # with it: there the joined tails come first, or that code lands inside the try.
         order = (True, False) if _copies_finally_per_exit(instrs, entries) else (False, True)
+        self.scopes.append(code)
+        try:
+            stmts = self._statements(code, instrs, entries, order)
+        finally:
+            self.scopes.pop()
+        stmts = [self._materialize(s) for s in stmts]
+        decls = _declarations(code, instrs, self._outer_function_cells(code)) \
+            if kind != "comprehension" else []
+        tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
+                [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]
+                and instrs[-2].argval is None and
+                not any(i.target == len(instrs) - 2 for i in instrs))
+        body = finish_body(stmts, is_function=(kind in ("function", "lambda", "module", "class")),
+                           unreachable_tail_return=tail, can_return=kind not in ("class", "module"))
+        if decls and len(body) == 1 and isinstance(body[0], ast.Pass):
+            body = []  # `nonlocal x` alone is a complete body
+        return decls + body
+
+    def _outer_function_cells(self, code):
+        """The free variables of ``code`` that are cells of the enclosing *function* (not
+        of a class body or a type-parameter scope, where `nonlocal` cannot reach)."""
+        found = set()
+        for name in code.co_freevars:
+            for outer in reversed(self.scopes):
+                if name in outer.co_cellvars:
+                    if inspect.CO_NEWLOCALS & outer.co_flags and outer.co_flags & inspect.CO_OPTIMIZED \
+                            and not generics.is_type_params_scope(outer):
+                        found.add(name)
+                    break
+        return found
+
+    def _statements(self, code, instrs, entries, order):
         try:
             try:
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
@@ -63,15 +96,7 @@ class _Nested:
             ex = S.Executor(code, self, self.bindings, self.temp_prefix, temps=True)
             stmts = Emitter(code, instrs, entries, ex).function_body()
             self.used_temps = True
-        stmts = [self._materialize(s) for s in stmts]
-        decls = _declarations(code, instrs) if kind != "comprehension" else []
-        tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
-                [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]
-                and instrs[-2].argval is None and
-                not any(i.target == len(instrs) - 2 for i in instrs))
-        return decls + finish_body(stmts, is_function=(kind in ("function", "lambda", "module", "class")),
-                                   unreachable_tail_return=tail,
-                                   can_return=kind not in ("class", "module"))
+        return stmts
 
     def _materialize(self, node):
         """Lambdas stay FuncMarkers until used; turn the ones used as values into Lambda."""
@@ -249,8 +274,9 @@ def annotated_assignments(stmts):
     return out
 
 
-def _declarations(code, instrs):
-    """`global` / `nonlocal` statements: names this code rebinds outside its own scope."""
+def _declarations(code, instrs, outer_cells=()):
+    """`global` / `nonlocal` statements: names this code rebinds outside its own scope.
+    ``outer_cells``: free variables that are cells of an enclosing function."""
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
     for ins in instrs:
@@ -259,6 +285,11 @@ def _declarations(code, instrs):
         if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free and \
                 ins.argval not in stored_free and ins.argval != "__class__":
             stored_free.append(ins.argval)
+    # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
+    # outer `x` a cell: `f.__closure__` sees it)
+    used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))}
+    stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
+                    and n not in stored_free]
     out = []
     if stored_globals:
         out.append(ast.Global(names=stored_globals))

@@ -101,6 +101,9 @@ def _collect(code, path, found, skip=frozenset()):
                     found.add((path, "const", key))
     if awaits:
         found.add((path, "awaits", awaits))
+    # which names are cells (shared with nested code): a lost `nonlocal x` turns the
+    # outer `x` into a plain local, and closures see nothing
+    found.update((path, "cell", n) for n in code.co_cellvars)
     for const in code.co_consts:
         if isinstance(const, types.CodeType) and id(const) not in skip and id(const) in loaded:
             _collect(const, path + "/" + const.co_name, found, skip)

@@ -49,6 +49,16 @@ def cell_argument_rebound(n):
     return before, get()
 
 
+@case((3,),)
+def nonlocal_only_declared(v):
+    # `nonlocal a` with no other use still makes `a` a cell the closure sees
+    a = v
+
+    def f():
+        nonlocal a
+    return f.__closure__[0].cell_contents, f()
+
+
 @case((4,),)
 def nonlocal_counter(start):
     count = start
