@@ -1306,6 +1306,32 @@ class Emitter:
             return [node], None, None
         return [node], nxt, stack
 
+    def _past_pop_blocks(self, bid):
+        """The first block from ``bid`` on that does more than POP_BLOCK (up to 3.10 a
+        try and a with each pop their block before the with's exit)."""
+        seen = set()
+        while bid in self.cfg.blocks and bid not in seen and len(self.cfg[bid].succs) == 1 and \
+                all(i.opname == "POP_BLOCK" for i in self.cfg[bid].instrs):
+            seen.add(bid)
+            bid = self.cfg[bid].succs[0]
+        return bid
+
+    def _return_through_with_exit(self, bid, ctx, stack):
+        """`with cm: try: return f()`: the value leaves the try on the stack straight into
+        the with's exit call (block ``bid``, the end of the enclosing with region), then is
+        returned. The `return` belongs in the try body: after it, a raise in `f()` would
+        escape the handlers. The Return node, or None when the value goes elsewhere."""
+        marker = next((v for v in reversed(stack) if isinstance(v, S.WithExit)), None)
+        if marker is None or ctx.escape is None:
+            return None
+        try:
+            tail, _, _ = self._skip_with_exit(bid, marker, ctx.escape, list(stack))
+        except DecompilationError:
+            return None
+        if tail and isinstance(tail[0], ast.Return) and tail[0].value is stack[-1]:
+            return tail[0]
+        return None
+
     def _emit_try(self, bid, entry, inner, ctx, stack, exit_block):
         if exit_block is not None and exit_block == entry.target:
             return self._emit_try_38(bid, entry, inner, ctx, stack)
@@ -1319,6 +1345,11 @@ class Emitter:
             if st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
+            elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit:
+                ret = self._return_through_with_exit(ctx.region_exit, ctx, body_stack)
+                if ret is not None:
+                    body.append(ret)
+                    body_stack, exit_block = None, None
         if self._is_star_handler(entry.target):
             return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
         handler_stack = stack[:entry.depth] if self._is_311() else list(stack)

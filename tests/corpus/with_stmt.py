@@ -203,3 +203,14 @@ def _note(log, what):
 def return_call_inside_with(log):
     with CM(log, "cm"):
         return _note(log, "inside"), list(log)
+
+
+@case(([], 0), ([], 2))
+def with_try_return_inside(log, n):
+    # the return value is computed inside the try: a failure there runs the handler
+    with CM(log, "a"):
+        try:
+            return 10 // n
+        except ZeroDivisionError:
+            log.append("handled")
+            raise
