@@ -255,6 +255,13 @@ def _fix(stmts):
                 s.body = [ast.Pass()]
         if isinstance(s, (ast.With, ast.AsyncWith)):
             _strip_with_exits(s.body, s._exit if hasattr(s, "_exit") else None)
+            after = stmts[i + 1] if i + 1 < len(stmts) else None
+            if isinstance(after, ast.Return) and after.value is not None and \
+                    after.value is getattr(s, "_returns", None):
+                # `with cm: return f()` returned by an enclosing try: the value was
+                # computed inside the with, so the return goes there
+                s.body = [b for b in s.body if not isinstance(b, ast.Pass)] + [after]
+                stmts = stmts[:i + 1] + stmts[i + 2:]
             if len(s.body) == 1 and isinstance(s.body[0], type(s)) and not getattr(s, "_no_merge", False):
                 s.items = s.items + s.body[0].items
                 s.body = s.body[0].body

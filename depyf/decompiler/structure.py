@@ -1106,6 +1106,10 @@ class Emitter:
             # (the body took the __enter__ result above the exit)
             return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         # normal exit: the exit call, then on
+        if body_stack and not any(v is body_stack[-1] for v in stack):
+            # a value kept on the stack while the exit runs can only be a return value:
+            # the enclosing construct may return it after more exits of its own
+            node._returns = body_stack[-1]
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
         if body_stack and tail_stmts and isinstance(tail_stmts[0], ast.Return) and \
                 tail_stmts[0].value is body_stack[-1] and not any(v is body_stack[-1] for v in stack):

@@ -214,3 +214,19 @@ def with_try_return_inside(log, n):
         except ZeroDivisionError:
             log.append("handled")
             raise
+
+
+@case(([], 0, "1"), ([], 2, "1"), ([], 2, "x"))
+def with_return_inside_try_else(log, n, s):
+    # the value is computed while the manager is still open (its exit logs after it)
+    try:
+        log.append(int(s))
+    except ValueError:
+        pass
+    else:
+        try:
+            with CM(log, "a"):
+                return log.append(10 // n) or len(log)
+        except ZeroDivisionError:
+            log.append("handled")
+    return None
