@@ -24,6 +24,11 @@ def _exit_key(instrs, prev=None):
     return ops + tuple(i.line for i in instrs)
 
 
+def _is_bare_raise(ins):
+    """`raise` without an operand: re-raises whichever exception is being handled there."""
+    return ins.opname == "RAISE_VARARGS" and ins.arg == 0
+
+
 class Block:
     __slots__ = ("id", "instrs", "handler", "succs", "preds", "end")
 
@@ -117,18 +122,20 @@ class CFG:
 
     @staticmethod
     def _copied_return_starts(instrs, leaders):
-        """Where 3.11+ pasted a copy of a `return` statement at the end of a block.
+        """Where 3.11+ pasted a copy of a `return` (or bare `raise`) statement at the end of a
+        block (a bare `raise` after a nested handler's POP_EXCEPT re-raises the *outer*
+        exception: left in the handler's block it would read as part of the clause).
 
         The copies keep the return statement's line number; splitting them into blocks
         of their own lets ``_merge_duplicate_exits`` join them again.
         """
         groups = {}
         for ins in instrs:
-            if ins.opname not in ("RETURN_VALUE", "RERAISE"):
+            if ins.opname not in ("RETURN_VALUE", "RERAISE") and not _is_bare_raise(ins):
                 continue
             r = ins.index
             s = r
-            while ins.opname == "RETURN_VALUE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
+            while ins.opname != "RERAISE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
                     instrs[s - 1].target is None and instrs[s - 1].opname not in NO_FALLTHROUGH \
                     and s not in leaders:
                 s -= 1
@@ -184,7 +191,7 @@ class CFG:
                 blk = self.blocks[bid]
                 if bid in alias or len(blk.instrs) > 4:
                     continue
-                if blk.last.opname in ("RETURN_VALUE", "RERAISE"):
+                if blk.last.opname in ("RETURN_VALUE", "RERAISE") or _is_bare_raise(blk.last):
                     after = None
                 elif self.merge_tails and blk.last.opname not in NO_FALLTHROUGH and \
                         blk.last.target is None and blk.end in self.blocks:

@@ -501,3 +501,23 @@ def finally_changes_what_is_returned_after(flag):
     finally:
         r = (r, "finally")
     return r
+
+
+def _fail(kind):
+    raise kind("x")
+
+
+@case((KeyError, TimeoutError), (KeyError, OSError), (ValueError, TimeoutError), (None, None))
+def bare_raise_after_nested_handler(outer, inner):
+    # the last `raise` re-raises the OUTER exception: the inner handler has ended
+    try:
+        if outer:
+            _fail(outer)
+        return "ok"
+    except KeyError:
+        try:
+            if inner:
+                _fail(inner)
+        except TimeoutError:
+            pass
+        raise
