@@ -1065,12 +1065,26 @@ class Emitter:
         # a thrown-in exception ends the awaited one: not a way out of the try)
         outside = {t for b in region for t in self.cfg[b].succs if t not in region
                    and not (kind == "try" and self.cfg[b].instrs[0].opname == "CLEANUP_THROW")}
+        # a bare jump to another of these exits is the same way out (3.12+: a with's
+        # suppressed-exception path jumps to the code after the try, the body falls into it)
+        outside = {t for t in outside if not self._jumps_back_to(t, outside)}
         exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         self._enter = enter  # the region starts at the head of the loop being emitted
         if kind == "with":
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block)
         return self._emit_try(bid, entry, inner, ctx, stack, exit_block)
+
+    def _jumps_back_to(self, bid, exits):
+        """Whether block ``bid`` is where an inner handler that ended (POP_EXCEPT: a with
+        that suppressed, an except clause) only jumps back to one of ``exits`` laid out
+        before it: the same way out as that exit."""
+        blk = self.cfg.blocks.get(bid)
+        if blk is None or [i.opname for i in blk.instrs] != ["JUMP"] or not blk.preds:
+            return False
+        to = self.cfg.through_jumps(bid)
+        return to in exits and to < bid and to not in self.latches and all(
+            any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds)
 
     def _emit_with(self, bid, entry, inner, ctx, stack, exit_block):
         exit_marker = None

@@ -230,3 +230,21 @@ def with_return_inside_try_else(log, n, s):
         except ZeroDivisionError:
             log.append("handled")
     return None
+
+
+
+@case(([], ["a", 0, "x"]), ([], ["a", "b", "c"]))
+def code_after_try_with_in_loop_stays_outside(log, items):
+    # the OSError raised after the try must not be caught by its handler
+    for item in items:
+        try:
+            with CM(log, "m", suppress=item == 0):
+                log.append(len(item))
+                if item == "x":
+                    raise OSError("in the body")
+        except OSError:
+            continue
+        if item == "b":
+            raise OSError("after the try")
+        log.append(item)
+    return log
