@@ -316,3 +316,12 @@ def test_import_without_torch(mode):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "raised TorchNotAvailableError"
+
+
+def test_a_constant_set_display_prints_as_written():
+    # 3.9+ builds `{"r", "w", "b"}` from a frozenset constant: no `{*{...}}` in the output
+    def f(mode):
+        return set(mode) <= {"r", "w", "b"}
+
+    text = depyf.decompile(f)
+    assert "{*" not in text and "{'" in text, text

@@ -297,8 +297,11 @@ class Executor:
             if isinstance(value, frozenset):
                 if not value:
                     return ast.Call(func=name("frozenset"), args=[], keywords=[])
-                # only `x in {1, 2}` folds a set display into a frozenset constant
-                return ast.Set(elts=[self.const_expr(v) for v in sorted(value, key=repr)])
+                # `x in {1, 2}` and `{1, 2}` as a whole (3.9+: BUILD_SET + SET_UPDATE of
+                # the constant) fold a set display into a frozenset constant
+                node = ast.Set(elts=[self.const_expr(v) for v in sorted(value, key=repr)])
+                node._const = value
+                return node
             if isinstance(value, float) and value < 0 or isinstance(value, int) and not isinstance(value, bool) and value < 0:
                 return ast.UnaryOp(op=ast.USub(), operand=const(-value))
             return const(value)
@@ -902,6 +905,8 @@ class Executor:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "frozenset" \
                 and not value.keywords and len(value.args) == 1 and isinstance(value.args[0], ast.Set):
             target.elts.extend(value.args[0].elts)
+        elif isinstance(value, ast.Set) and hasattr(value, "_const"):
+            target.elts.extend(value.elts)
         else:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
 
