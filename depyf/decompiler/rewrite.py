@@ -7,6 +7,7 @@ exit path, ``e = None; del e`` after an ``except ... as e`` body). These functio
 implicitly (a final ``return None``, a trailing ``continue``).
 """
 import ast
+import copy as _copy
 
 from ..errors import DecompilationError
 from . import symbolic as S
@@ -41,7 +42,7 @@ def build_try(body, hstmts, fname):
     final = list(hstmts)
     if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
         final.pop()
-    final = _clean_finally_body(final)
+    final = _drop_tail_reraises(_clean_finally_body(final))
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
     strip_copies(node.body, node.finalbody)
     return node, True
@@ -57,6 +58,37 @@ def _clean_finally_body(stmts):
         _recurse(s, _clean_finally_body)
         out.append(s)
     return out
+
+
+def _drop_tail_reraises(stmts):
+    """The compiler's re-raise where a path reaches the end of a finally body (an arm
+    beside one that returns, an except clause of a with statement at the end) is the
+    finally's own re-raise: the source just ends there."""
+    return _drop_tail(stmts, lambda s: isinstance(s, ast.Raise) and getattr(s, "_implicit", False))
+
+
+def _drop_tail(stmts, drop):
+    """Remove the statements for which ``drop`` holds where they end a path through
+    ``stmts`` (the last statement, the ends of its arms, recursively)."""
+    real = [k for k, s in enumerate(stmts) if not S.is_pseudo(s)]
+    if not real:
+        return stmts
+    last = stmts[real[-1]]
+    if drop(last):
+        rest = stmts[:real[-1]] + stmts[real[-1] + 1:]
+        return rest if len(real) > 1 else [ast.Pass()] + rest
+    arms = []
+    if isinstance(last, ast.If):
+        arms = ["body", "orelse"]
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        arms = ["body"]
+    elif isinstance(last, _TRY_KINDS) and not last.finalbody:
+        arms = ["orelse"] if last.orelse else ["body"]
+        for h in last.handlers:
+            h.body = _drop_tail(h.body, drop)
+    for field in arms:
+        setattr(last, field, _drop_tail(getattr(last, field), drop))
+    return stmts
 
 
 def _is_exc_expr(stmt):
@@ -289,7 +321,12 @@ def _fix(stmts):
         s = out[k]
         if isinstance(s, _TRY_KINDS) and getattr(s, "_finally_copy", False):
             n = len(s.finalbody)
-            if _same_modulo_exit(out[k + 1:k + 1 + n], s.finalbody):
+            copy = out[k + 1:k + 1 + n]
+            after = out[k + 1 + n] if k + 1 + n < len(out) else None
+            if not _same_modulo_exit(copy, s.finalbody) and isinstance(after, ast.Return):
+                # 3.10 copies the return that follows into the copy's paths that reach it
+                copy = _drop_tail(_copy.deepcopy(copy), lambda x: dump(x) == dump(after))
+            if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
         k += 1
     return out

@@ -314,7 +314,7 @@ class Emitter:
             if last.opname == "END_FINALLY" and len(body) == 1:
                 # 3.8: re-raises a pending exception, or ends a finally body run normally
                 if stack and isinstance(stack[-1], S.ExcValue):
-                    out.append(ast.Raise(exc=None, cause=None))
+                    out.append(_reraise())
                     return out, None
                 self.ex.run(body, stack, out)
                 bid = self.cfg.fall(blk)
@@ -351,7 +351,7 @@ class Emitter:
                 out.append(self._raise(last.arg, stack))
                 return out, None
             if op == "RERAISE":
-                out.append(ast.Raise(exc=None, cause=None))
+                out.append(_reraise())
                 return out, None
             if op in COND:
                 stmts, bid, stack = self.emit_branch(blk, ctx, stack)
@@ -1189,7 +1189,7 @@ class Emitter:
             out.append(self._raise(last.arg, stack))
             return out, None, None
         if op == "RERAISE":
-            out.append(ast.Raise(exc=None, cause=None))
+            out.append(_reraise())
             return out, None, None
         if op in COND:
             stmts, nxt, st = self.emit_branch(blk, ctx, stack)
@@ -1397,6 +1397,14 @@ class Emitter:
 _WITH_EXIT_WINDOW = 12
 
 _CLEANUP_OPS = {"POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"}
+
+
+def _reraise():
+    """The compiler's own re-raise (RERAISE, 3.8's END_FINALLY): a written `raise` is
+    RAISE_VARARGS 0. Marked so that the end of a finally body can tell them apart."""
+    node = ast.Raise(exc=None, cause=None)
+    node._implicit = True
+    return node
 
 
 def _first(instrs, start, count, opname):

@@ -1,0 +1,38 @@
+"""Shapes from stdlib functions that once failed to decompile at all (one case per
+shape, named after where it was found)."""
+from ._harness import case, CM
+
+
+def maybe_fail(log, fail):
+    log.append("body")
+    if fail:
+        raise ValueError("body failed")
+
+
+@case((False, False), (False, True), (True, False), (True, True))
+def return_in_one_arm_of_finally(fail, stop):
+    """subprocess.Popen.__exit__: the other arm ends the finally body (re-raise)."""
+    log = []
+    try:
+        maybe_fail(log, fail)
+    finally:
+        if stop:
+            log.append("stop")
+            return log
+        print("finally goes on", log)
+
+
+@case((False, "a"), (False, "b"), (True, "a"), (True, "b"))
+def except_in_with_at_end_of_finally(fail, key):
+    """threading.Thread._bootstrap_inner (3.10 copies the with exit into every path)."""
+    log = []
+    d = {"a": 1}
+    try:
+        maybe_fail(log, fail)
+    finally:
+        with CM(log, "lock"):
+            try:
+                del d[key]
+            except:  # noqa: E722
+                print("no key", d)
+    return log, d
