@@ -75,8 +75,9 @@ def _drop_tail(stmts, drop):
         return stmts
     last = stmts[real[-1]]
     if drop(last):
+        # what came before now ends the path, its own arms included
         rest = stmts[:real[-1]] + stmts[real[-1] + 1:]
-        return rest if len(real) > 1 else [ast.Pass()] + rest
+        return _drop_tail(rest, drop) if len(real) > 1 else [ast.Pass()] + rest
     arms = []
     if isinstance(last, ast.If):
         arms = ["body", "orelse"]
@@ -87,8 +88,27 @@ def _drop_tail(stmts, drop):
         for h in last.handlers:
             h.body = _drop_tail(h.body, drop)
     for field in arms:
-        setattr(last, field, _drop_tail(getattr(last, field), drop))
+        arm = _drop_tail(getattr(last, field), drop)
+        if field == "orelse" and all(isinstance(x, ast.Pass) for x in arm):
+            arm = []
+        setattr(last, field, arm)
     return stmts
+
+
+def _all_paths_end(stmts, pred):
+    """Every path through ``stmts`` ends in a statement for which ``pred`` holds."""
+    real = [s for s in stmts if not S.is_pseudo(s)]
+    if not real:
+        return False
+    last = real[-1]
+    if pred(last):
+        return True
+    if isinstance(last, ast.If):
+        return _all_paths_end(last.body, pred) and _all_paths_end(last.orelse, pred)
+    if isinstance(last, _TRY_KINDS) and not last.finalbody:
+        return _all_paths_end(last.orelse or last.body, pred) and all(
+            _all_paths_end(h.body, pred) for h in last.handlers)
+    return False
 
 
 def _is_exc_expr(stmt):
@@ -174,6 +194,10 @@ def strip_copies(stmts, copy):
     i = 0
     while i < len(stmts):
         s = stmts[i]
+        if getattr(s, "_under_pending_value", False) and i + 1 >= n and \
+                _strip_branching_copy(stmts, i - n + 1, copy):
+            i -= n - 1
+            continue
         # the copy sits right before the escape, or before the copies of enclosing
         # finally bodies that run after it (those are stripped by their own try)
         k = next((k for k in range(4) if i - k >= n and same_stmts(stmts[i - k - n:i - k], copy)), None) \
@@ -184,6 +208,29 @@ def strip_copies(stmts, copy):
         else:
             _recurse(s, lambda body: (strip_copies(body, copy), body)[1])
         i += 1
+
+
+def _strip_branching_copy(stmts, start, copy):
+    """A copy that branches while the value of `return x` waits on the stack (3.9+) ends
+    in that return: after the copy, or (3.11+ copies it) at the end of each of its paths.
+    Replace the copy and its returns by the one `return x`."""
+    end = start + len(copy)
+    after = stmts[end] if end < len(stmts) else None
+    window = stmts[start:end]
+    if isinstance(after, ast.Return):
+        ret, keep = after, False
+    else:
+        rets = []
+        _all_paths_end(window, lambda x: isinstance(x, ast.Return) and not rets.append(x))
+        if not rets:
+            return False
+        ret, keep = rets[0], True
+        if not _all_paths_end(window, lambda x: dump(x) == dump(ret)):
+            return False
+    if not same_stmts(_drop_tail(_copy.deepcopy(window), lambda x: dump(x) == dump(ret)), copy):
+        return False
+    stmts[start:end] = [ret] if keep else []
+    return True
 
 
 # ---- whole-body passes ------------------------------------------------------------------------
@@ -201,6 +248,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
             stmts.pop()
         _strip_tail_returns(stmts)
     stmts = _fix(stmts)
+    _refuse_pending_branches(stmts)
     if is_function and unreachable_tail_return:
         # the function ended in an if/else whose arms all leave: `if c: return a` `return b`
         # was `if c: return a` `else: return b` (the same code but for that tail)
@@ -222,6 +270,15 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
             stmts.pop()
         _strip_tail_returns(stmts)
     return stmts or [ast.Pass()]
+
+
+def _refuse_pending_branches(stmts):
+    """A branch run while a value waited on the stack is only valid source as part of a
+    finally body's copy, which is gone by now: elsewhere it would reorder evaluation."""
+    for s in stmts:
+        if getattr(s, "_under_pending_value", False):
+            raise DecompilationError("a branch while a value waits on the stack")
+        _recurse(s, lambda body: (_refuse_pending_branches(body), body)[1])
 
 
 def _leaves(stmt):

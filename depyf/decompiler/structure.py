@@ -429,8 +429,22 @@ class Emitter:
             if _pending(stack) and stack[-1] is not test:
                 # the test of a conditional expression: `f(x, a if b and c else d)`
                 test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+                try:
+                    return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
+                except DecompilationError:
+                    pass
+                # 3.9+: a finally body copied between `return x` and its RETURN_VALUE
+                # runs its statements while x waits on the stack
+                stmts, nxt, st = self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+                for node in stmts:
+                    node._under_pending_value = True
+                return stmts, nxt, st
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+        return self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+
+    def _statement_branch(self, blk, test, t_true, t_false, ctx, stack):
+        """An if statement on ``test`` (already folded), its arms run from ``stack``."""
         merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false

@@ -36,3 +36,33 @@ def except_in_with_at_end_of_finally(fail, key):
             except:  # noqa: E722
                 print("no key", d)
     return log, d
+
+
+@case((0,), (1,), (-1,))
+def branch_in_finally_after_return(timeout):
+    """threading.Condition.wait: the finally body branches while the returned value
+    waits on the stack (3.11+ copies the return into each path)."""
+    log = []
+    gotit = False
+    try:
+        if timeout < 0:
+            raise ValueError("negative")
+        gotit = timeout > 0
+        return gotit, log
+    finally:
+        log.append("restore")
+        if not gotit:
+            try:
+                log.remove("missing")
+            except ValueError:
+                print("not there")
+
+
+@case((True,), (False,))
+def if_in_finally_after_return(flag):
+    log = []
+    try:
+        return log
+    finally:
+        if flag:
+            log.append("flag")
