@@ -146,6 +146,11 @@ class Emitter:
             work.extend(p for p in self._protected.get(b, ()) if p in dom and dom[p] >> index[header] & 1)
         return body
 
+    def _live_loop_body(self, header):
+        """The loop's blocks but the dead jump back after its last break (3.8/3.9 leave
+        it unprotected even when a try statement holds the whole loop)."""
+        return {b for b in self.loop_body(header) if b == header or self.cfg[b].preds}
+
     def _classify_handlers(self):
         """Kind of each handler target: 'try', 'with', or 'cleanup' (compiler-internal)."""
         self.handler_kind = {}
@@ -287,7 +292,7 @@ class Emitter:
                             break
                 loop_first = (bid in self.latches and bid not in self._emitting_loops and
                               not enter_now and outer_pos < len(chain) and
-                              not self.loop_body(bid) <= self.region_of(chain[outer_pos]))
+                              not self._live_loop_body(bid) <= self.region_of(chain[outer_pos]))
                 if outer_pos < len(chain) and not loop_first:
                     entry = chain[outer_pos]
                     stmts, bid, stack = self.emit_protected(bid, entry, ctx, stack, enter_now)
