@@ -749,6 +749,11 @@ class Emitter:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
+        # the re-raise of an except statement none of whose clauses matched leaves the
+        # loop but goes nowhere: it does not take part in where the loop ends
+        going = {c for c in cands if c not in self.cfg.blocks or
+                 [i.opname for i in self.cfg[c].instrs] != ["RERAISE"]}
+        cands = going or cands
         sinks = ctx.sinks()
         if not cands:
             return None

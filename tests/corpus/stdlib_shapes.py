@@ -66,3 +66,37 @@ def if_in_finally_after_return(flag):
     finally:
         if flag:
             log.append("flag")
+
+
+def flaky_send(state):
+    """Raises BlockingIOError every other call, else sends up to 3 items."""
+    state["calls"] += 1
+    if state["calls"] % 2:
+        raise BlockingIOError("try again")
+    return 3
+
+
+@case((0, 7), (5, 7), (0, 0))
+def loop_with_retrying_try_in_try_finally(count, size):
+    """socket._sendfile_use_send: an inner retry loop whose except clause may re-raise
+    (no clause matched) inside an outer loop, all in a try/finally that returns."""
+    state = {"calls": 0}
+    blocksize = min(count, 8192) if count else 8192
+    total = 0
+    try:
+        while True:
+            if count:
+                break
+            if total >= size:
+                break
+            while True:
+                try:
+                    sent = flaky_send(state)
+                except BlockingIOError:
+                    continue
+                else:
+                    total += sent
+                    break
+        return total, blocksize, state
+    finally:
+        print("sent", total)
