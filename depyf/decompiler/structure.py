@@ -147,9 +147,12 @@ class Emitter:
         return body
 
     def _live_loop_body(self, header):
-        """The loop's blocks but the dead jump back after its last break (3.8/3.9 leave
-        it unprotected even when a try statement holds the whole loop)."""
-        return {b for b in self.loop_body(header) if b == header or self.cfg[b].preds}
+        """The loop's blocks but dead code (the jump back after its last break, the
+        clean-up after a raise in a handler): 3.8/3.9 leave it unprotected even when a
+        try statement holds the whole loop."""
+        body = self.loop_body(header)
+        dom, index = self._dom  # (set up by loop_body) dead code dominates only itself
+        return {b for b in body if b == header or b in dom and dom[b] != 1 << index[b]}
 
     def _classify_handlers(self):
         """Kind of each handler target: 'try', 'with', or 'cleanup' (compiler-internal)."""
@@ -749,11 +752,23 @@ class Emitter:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
-        # the re-raise of an except statement none of whose clauses matched leaves the
-        # loop but goes nowhere: it does not take part in where the loop ends
-        going = {c for c in cands if c not in self.cfg.blocks or
-                 [i.opname for i in self.cfg[c].instrs] != ["RERAISE"]}
-        cands = going or cands
+        # ways out that only raise (`if c: raise`, except clauses that raise, the re-raise
+        # when no clause matched) go nowhere: they do not take part in where the loop
+        # ends, unlike its own exits (a for loop's end may raise). Only when a break (a
+        # jump) is left to show where the loop ends (a loop left by returns only has no
+        # end), and that end is not inside the clean-up of a handler a break leaves
+        # (3.8-3.10)
+        natural = {self.cfg.alias.get(e, e) for e in exits} | ({for_exit} if for_exit else set())
+        going = {c for c in cands if c in natural or not self._only_raises(c)}
+        if going != cands and any(c in self.cfg.blocks and self.cfg[c].last.opname == "JUMP" for c in going):
+            follow = self._follow_of(going, exits, ctx, for_exit)
+            if follow is not None and follow in self.cfg.blocks and \
+                    self.cfg[follow].instrs[0].opname not in ("POP_EXCEPT", "POP_BLOCK"):
+                return follow
+        return self._follow_of(cands, exits, ctx, for_exit)
+
+    def _follow_of(self, cands, exits, ctx, for_exit):
+        """Where a loop whose ways out lead to ``cands`` ends."""
         sinks = ctx.sinks()
         if not cands:
             return None
@@ -789,6 +804,16 @@ class Emitter:
                 if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
                     return end
         return merge
+
+    def _only_raises(self, bid):
+        """Whether every path from block ``bid`` ends in a raise."""
+        if bid not in self.cfg.blocks:
+            return False
+        for b in self.cfg.reachable(bid, set()):
+            blk = self.cfg[b]
+            if not blk.succs and blk.last.opname not in ("RAISE_VARARGS", "RERAISE"):
+                return False
+        return True
 
     def _only_cleanup_to(self, bid, ends):
         """Whether block ``bid`` leads to one of ``ends`` dropping values on the way, and

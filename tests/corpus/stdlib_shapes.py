@@ -100,3 +100,41 @@ def loop_with_retrying_try_in_try_finally(count, size):
         return total, blocksize, state
     finally:
         print("sent", total)
+
+
+def send_chunk(state, fail):
+    """BlockingIOError on odd calls; OSError when ``fail`` is reached; else 4 bytes
+    (none from the 8th call on: the end of the file)."""
+    state["calls"] += 1
+    if state["calls"] == fail:
+        raise OSError("broken pipe")
+    if state["calls"] % 2:
+        raise BlockingIOError("try again")
+    return 4 if state["calls"] < 8 else 0
+
+
+@case((10, 0, 0), (10, 3, 0), (10, 0, 2), (0, 0, 0), (100, 0, 0))
+def loop_with_raising_clauses_in_try_finally(size, fail, timeout):
+    """socket._sendfile_use_sendfile: the loop's ways out that raise (`if: raise`, a
+    clause that raises) do not decide where it ends."""
+    state = {"calls": 0}
+    total = 0
+    try:
+        while True:
+            if timeout and state["calls"] > timeout:
+                raise TimeoutError("timed out")
+            if total >= size:
+                break
+            try:
+                sent = send_chunk(state, fail)
+            except BlockingIOError:
+                continue
+            except OSError as err:
+                raise ValueError(str(err)) from None
+            else:
+                if sent == 0:
+                    break
+                total += sent
+        return total, state
+    finally:
+        print("sent", total)
