@@ -538,6 +538,12 @@ class Emitter:
         t2, tt, tf, st = trial
         if not isinstance(t2, ast.Compare) or t2.left is not stack[-1]:
             return None
+        if blk.last.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE") and false_target is not None \
+                and self.cfg.through_jumps(tt) == self.cfg.through_jumps(false_target):
+            # 3.11+ folds a last link `is None` into the jump, which goes where the
+            # chain is false: `x is y is None` jumps away when not None
+            flip = {ast.Is: ast.IsNot, ast.IsNot: ast.Is}[type(t2.ops[0])]
+            t2, tt, tf = ast.Compare(left=t2.left, ops=[flip()], comparators=t2.comparators), tf, tt
         joined = ast.Compare(left=test.left, ops=test.ops + t2.ops,
                              comparators=test.comparators + t2.comparators)
         if len(st) == len(stack) and st[-1] is t2.comparators[-1] and tf == t_false:

@@ -138,3 +138,13 @@ def loop_with_raising_clauses_in_try_finally(size, fail, timeout):
         return total, state
     finally:
         print("sent", total)
+
+
+@case((None, None, None), (1, None, None), (1, 2, None), (1, None, 3), (1, 4, 4))
+def chain_ending_in_is_none(g, node, clock_seq):
+    """uuid.uuid1: 3.11+ folds the chain's last link `is None` into its jump."""
+    if g is not None and node is clock_seq is None:
+        return "both none"
+    if node is clock_seq is not None:
+        return "same, not none"
+    return "other"
