@@ -22,3 +22,12 @@ def test_async_with_exits_are_not_counted():
     # the same statements, with `return` inside or after the with: more exit awaits
     code = _code("async def f(m, x):\n    async with m:\n        x.append(1)\n    return x\n", "f")
     check(code, "async def f(m, x):\n    async with m:\n        x.append(1)\n        return x\n", "f")
+
+
+def test_is_none_test_folded_into_a_jump_is_the_same_test():
+    # 3.11+ compiles the condition `x is None` to POP_JUMP_IF_NOT_NONE (no IS_OP), the
+    # value `x is None` to IS_OP: both test the same
+    code = _code("def f(a, b, r):\n    return (a is None and b) or r\n", "f")
+    check(code, "def f(a, b, r):\n    return (b or r) if a is None else r\n", "f")
+    with pytest.raises(DecompilationError, match="IS_OP|COMPARE_OP"):  # (3.8: COMPARE_OP)
+        check(code, "def f(a, b, r):\n    return (b or r) if a else r\n", "f")
