@@ -449,7 +449,41 @@ class Emitter:
                 return stmts, nxt, st
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
-        return self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+        try:
+            return self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+        except DecompilationError:
+            operand = self._bool_operand(test, t_true, t_false, stack)
+            if operand is None:
+                raise
+        return self.emit_branch(operand[0], ctx, operand[1])
+
+    def _bool_operand(self, test, t_true, t_false, stack):
+        """3.8/3.9 `(a or b) and r`: a's jump skips b straight to r, and b ends in the
+        value-keeping jump of the `and` (likewise `(a and b) or r`). The value of a never
+        counts (r follows), so b's block can test `a or b` in its place: returns that
+        block and the stack to run its jump with, or None for any other shape."""
+        for to_r, to_b in ((t_true, t_false), (t_false, t_true)):
+            if to_b not in self.cfg.blocks:
+                continue
+            bblk = self.cfg[to_b]
+            op = bblk.last.opname
+            if op not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") or self.cfg.fall(bblk) != to_r \
+                    or len(bblk.preds) != 1:
+                continue
+            st, out = list(stack), []
+            try:
+                self.ex.run(bblk.instrs[:-1], st, out)
+            except DecompilationError:
+                return None
+            if out or len(st) != len(stack) + 1:
+                return None
+            goes_to_r = test if to_r == t_true else S.negate(test)
+            if op == "JUMP_IF_FALSE_OR_POP":
+                st[-1] = _boolop(ast.Or, goes_to_r, st[-1])
+            else:
+                st[-1] = _boolop(ast.And, S.negate(goes_to_r), st[-1])
+            return bblk, st
+        return None
 
     def _statement_branch(self, blk, test, t_true, t_false, ctx, stack):
         """An if statement on ``test`` (already folded), its arms run from ``stack``."""

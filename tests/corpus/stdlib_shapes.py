@@ -148,3 +148,19 @@ def chain_ending_in_is_none(g, node, clock_seq):
     if node is clock_seq is not None:
         return "same, not none"
     return "other"
+
+
+@case(("n", None, None, {}), ("n", (), 0, {}), ("n", 1, None, {}), (0, None, None, {}),
+      ("n", None, {}, []), ("n", None, [], {}))
+def or_operands_inside_and_value(name, defaults, kwdefaults, annotations):
+    """inspect._signature_is_functionlike (3.8/3.9 jump from `a` of `(a or b) and r`
+    straight to r)."""
+    return (isinstance(name, str) and
+            (defaults is None or isinstance(defaults, tuple)) and
+            (kwdefaults is None or isinstance(kwdefaults, dict)) and
+            isinstance(annotations, dict))
+
+
+@case((1, 0, 5), (0, 0, 5), (0, 2, 5), (0, 2, 0), (1, 2, 0))
+def and_operand_inside_or_value(a, b, r):
+    return (a is None and b) or (a and b) or r
