@@ -164,3 +164,11 @@ def or_operands_inside_and_value(name, defaults, kwdefaults, annotations):
 @case((1, 0, 5), (0, 0, 5), (0, 2, 5), (0, 2, 0), (1, 2, 0))
 def and_operand_inside_or_value(a, b, r):
     return (a is None and b) or (a and b) or r
+
+
+@case(((1, 2, 3, 4),), ((5, 6, 7, 8),))
+def unpack_into_the_same_name_twice(values):
+    """platform.uname (3.13 drops the first of two stores into `_`)."""
+    system, release, _, _ = values
+    a, b, b = values[:3]
+    return system, release, _, a, b
