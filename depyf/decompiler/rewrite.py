@@ -159,9 +159,22 @@ def _clean_handler_body(stmts, name):
             i += 2
             continue
         _recurse(s, lambda body: _clean_handler_body(body, name))
+        _pad_bodies(s)
         out.append(s)
         i += 1
     return out
+
+
+def _pad_bodies(stmt):
+    """A body left empty by the clean-ups (an inner `except: pass` whose only code was
+    the outer clause's `del name`) is a `pass`."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    if hasattr(stmt, "body") and isinstance(stmt.body, list) and not stmt.body:
+        stmt.body = [ast.Pass()]
+    for h in getattr(stmt, "handlers", []) or []:
+        if not h.body:
+            h.body = [ast.Pass()]
 
 
 def _is_name_cleanup(stmts, i, name):

@@ -172,3 +172,22 @@ def unpack_into_the_same_name_twice(values):
     system, release, _, _ = values
     a, b, b = values[:3]
     return system, release, _, a, b
+
+
+@case((0,), (1,), (2,), (3,))
+def try_except_pass_inside_except_as(n):
+    """inspect.getblock: the inner `except: pass` only restores the state and clears the
+    outer clause's name."""
+    log = []
+    try:
+        if n:
+            raise ValueError(n)
+    except ValueError as e:
+        log.append(str(e))
+        try:
+            if n > 1:
+                raise KeyError(n)
+            log.append("no key error")
+        except (KeyError, IndexError):
+            pass
+    return log
