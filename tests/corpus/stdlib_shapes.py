@@ -191,3 +191,15 @@ def try_except_pass_inside_except_as(n):
         except (KeyError, IndexError):
             pass
     return log
+
+
+@case(({}, True, 0), ({}, False, 4), ({}, False, 1))
+def call_returned_after_if_elif(table, first, leftover):
+    """base64._b32encode (3.12 copies `return bytes(encoded)` into the arms; the NULL
+    pushed for the call belongs to the copy)."""
+    encoded = bytearray(b"abcd")
+    if first:
+        table["k"] = [a + b for a in "xy" for b in "xy"]
+    elif leftover == 4:
+        encoded[-1:] = b"="
+    return bytes(encoded)
