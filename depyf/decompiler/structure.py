@@ -507,8 +507,9 @@ class Emitter:
                 else_stmts, else_stack = self.seq(else_first, sub, stack)
             if (merge is not None and then_stack is not None and else_stack is not None
                     and len(then_stack) == len(else_stack) > len(stack)):
-                # a conditional expression whose value is computed inside the arms
-                if not (then_stmts or else_stmts):
+                # a conditional expression whose value is computed inside the arms (3.12+
+                # restores the locals an inlined comprehension hid: no statements of its own)
+                if not any(not isinstance(x, S.RestoreStmt) for x in then_stmts + else_stmts):
                     merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
                     return [], merge, merged
                 if self._bare_return(merge) and merge != ctx.stop:

@@ -203,3 +203,11 @@ def call_returned_after_if_elif(table, first, leftover):
     elif leftover == 4:
         encoded[-1:] = b"="
     return bytes(encoded)
+
+
+@case(({"a": 1, "b": 2},), ({},))
+def comprehension_in_conditional_expression(local_vars):
+    """traceback.FrameSummary.__init__ (3.12+ inlines the comprehension into the arm)."""
+    k = "outer"
+    result = {k: repr(v) for k, v in local_vars.items()} if local_vars else None
+    return result, k
