@@ -31,3 +31,12 @@ def test_a_lost_cell_is_a_difference():
     check(code, source, "g")
     with pytest.raises(DecompilationError, match="cell"):
         check(code, source.replace("        nonlocal a\n", "        pass\n"), "g")
+
+
+def test_is_none_test_folded_into_a_jump_is_the_same_test():
+    # 3.11+ compiles the condition `x is None` to POP_JUMP_IF_NOT_NONE (no IS_OP), the
+    # value `x is None` to IS_OP: both test the same
+    code = _code("def f(a, b, r):\n    return (a is None and b) or r\n", "f")
+    check(code, "def f(a, b, r):\n    return (b or r) if a is None else r\n", "f")
+    with pytest.raises(DecompilationError, match="IS_OP|COMPARE_OP"):  # (3.8: COMPARE_OP)
+        check(code, "def f(a, b, r):\n    return (b or r) if a else r\n", "f")

@@ -139,6 +139,9 @@ class CFG:
                     instrs[s - 1].target is None and instrs[s - 1].opname not in NO_FALLTHROUGH \
                     and s not in leaders:
                 s -= 1
+            if s > 0 and s < r and instrs[s - 1].opname == "PUSH_NULL" and instrs[s - 1].line == ins.line \
+                    and s not in leaders:
+                s -= 1  # (the NULL pushed for the call copied with it: never split from it)
             key = _exit_key(instrs[s:r + 1], instrs[s - 1] if s > 0 else None)
             groups.setdefault(key, []).append(s)
         starts = []

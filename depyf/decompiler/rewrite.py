@@ -7,6 +7,7 @@ exit path, ``e = None; del e`` after an ``except ... as e`` body). These functio
 implicitly (a final ``return None``, a trailing ``continue``).
 """
 import ast
+import copy as _copy
 
 from ..errors import DecompilationError
 from . import symbolic as S
@@ -41,7 +42,7 @@ def build_try(body, hstmts, fname):
     final = list(hstmts)
     if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
         final.pop()
-    final = _clean_finally_body(final)
+    final = _drop_tail_reraises(_clean_finally_body(final))
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
     strip_copies(node.body, node.finalbody)
     return node, True
@@ -57,6 +58,57 @@ def _clean_finally_body(stmts):
         _recurse(s, _clean_finally_body)
         out.append(s)
     return out
+
+
+def _drop_tail_reraises(stmts):
+    """The compiler's re-raise where a path reaches the end of a finally body (an arm
+    beside one that returns, an except clause of a with statement at the end) is the
+    finally's own re-raise: the source just ends there."""
+    return _drop_tail(stmts, lambda s: isinstance(s, ast.Raise) and getattr(s, "_implicit", False))
+
+
+def _drop_tail(stmts, drop):
+    """Remove the statements for which ``drop`` holds where they end a path through
+    ``stmts`` (the last statement, the ends of its arms, recursively)."""
+    real = [k for k, s in enumerate(stmts) if not S.is_pseudo(s)]
+    if not real:
+        return stmts
+    last = stmts[real[-1]]
+    if drop(last):
+        # what came before now ends the path, its own arms included
+        rest = stmts[:real[-1]] + stmts[real[-1] + 1:]
+        return _drop_tail(rest, drop) if len(real) > 1 else [ast.Pass()] + rest
+    arms = []
+    if isinstance(last, ast.If):
+        arms = ["body", "orelse"]
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        arms = ["body"]
+    elif isinstance(last, _TRY_KINDS) and not last.finalbody:
+        arms = ["orelse"] if last.orelse else ["body"]
+        for h in last.handlers:
+            h.body = _drop_tail(h.body, drop)
+    for field in arms:
+        arm = _drop_tail(getattr(last, field), drop)
+        if field == "orelse" and all(isinstance(x, ast.Pass) for x in arm):
+            arm = []
+        setattr(last, field, arm)
+    return stmts
+
+
+def _all_paths_end(stmts, pred):
+    """Every path through ``stmts`` ends in a statement for which ``pred`` holds."""
+    real = [s for s in stmts if not S.is_pseudo(s)]
+    if not real:
+        return False
+    last = real[-1]
+    if pred(last):
+        return True
+    if isinstance(last, ast.If):
+        return _all_paths_end(last.body, pred) and _all_paths_end(last.orelse, pred)
+    if isinstance(last, _TRY_KINDS) and not last.finalbody:
+        return _all_paths_end(last.orelse or last.body, pred) and all(
+            _all_paths_end(h.body, pred) for h in last.handlers)
+    return False
 
 
 def _is_exc_expr(stmt):
@@ -107,9 +159,22 @@ def _clean_handler_body(stmts, name):
             i += 2
             continue
         _recurse(s, lambda body: _clean_handler_body(body, name))
+        _pad_bodies(s)
         out.append(s)
         i += 1
     return out
+
+
+def _pad_bodies(stmt):
+    """A body left empty by the clean-ups (an inner `except: pass` whose only code was
+    the outer clause's `del name`) is a `pass`."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    if hasattr(stmt, "body") and isinstance(stmt.body, list) and not stmt.body:
+        stmt.body = [ast.Pass()]
+    for h in getattr(stmt, "handlers", []) or []:
+        if not h.body:
+            h.body = [ast.Pass()]
 
 
 def _is_name_cleanup(stmts, i, name):
@@ -142,6 +207,10 @@ def strip_copies(stmts, copy):
     i = 0
     while i < len(stmts):
         s = stmts[i]
+        if getattr(s, "_under_pending_value", False) and i + 1 >= n and \
+                _strip_branching_copy(stmts, i - n + 1, copy):
+            i -= n - 1
+            continue
         # the copy sits right before the escape, or before the copies of enclosing
         # finally bodies that run after it (those are stripped by their own try)
         k = next((k for k in range(4) if i - k >= n and same_stmts(stmts[i - k - n:i - k], copy)), None) \
@@ -152,6 +221,29 @@ def strip_copies(stmts, copy):
         else:
             _recurse(s, lambda body: (strip_copies(body, copy), body)[1])
         i += 1
+
+
+def _strip_branching_copy(stmts, start, copy):
+    """A copy that branches while the value of `return x` waits on the stack (3.9+) ends
+    in that return: after the copy, or (3.11+ copies it) at the end of each of its paths.
+    Replace the copy and its returns by the one `return x`."""
+    end = start + len(copy)
+    after = stmts[end] if end < len(stmts) else None
+    window = stmts[start:end]
+    if isinstance(after, ast.Return):
+        ret, keep = after, False
+    else:
+        rets = []
+        _all_paths_end(window, lambda x: isinstance(x, ast.Return) and not rets.append(x))
+        if not rets:
+            return False
+        ret, keep = rets[0], True
+        if not _all_paths_end(window, lambda x: dump(x) == dump(ret)):
+            return False
+    if not same_stmts(_drop_tail(_copy.deepcopy(window), lambda x: dump(x) == dump(ret)), copy):
+        return False
+    stmts[start:end] = [ret] if keep else []
+    return True
 
 
 # ---- whole-body passes ------------------------------------------------------------------------
@@ -169,6 +261,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
             stmts.pop()
         _strip_tail_returns(stmts)
     stmts = _fix(stmts)
+    _refuse_pending_branches(stmts)
     if is_function and unreachable_tail_return:
         # the function ended in an if/else whose arms all leave: `if c: return a` `return b`
         # was `if c: return a` `else: return b` (the same code but for that tail)
@@ -190,6 +283,15 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
             stmts.pop()
         _strip_tail_returns(stmts)
     return stmts or [ast.Pass()]
+
+
+def _refuse_pending_branches(stmts):
+    """A branch run while a value waited on the stack is only valid source as part of a
+    finally body's copy, which is gone by now: elsewhere it would reorder evaluation."""
+    for s in stmts:
+        if getattr(s, "_under_pending_value", False):
+            raise DecompilationError("a branch while a value waits on the stack")
+        _recurse(s, lambda body: (_refuse_pending_branches(body), body)[1])
 
 
 def _leaves(stmt):
@@ -296,7 +398,12 @@ def _fix(stmts):
         s = out[k]
         if isinstance(s, _TRY_KINDS) and getattr(s, "_finally_copy", False):
             n = len(s.finalbody)
-            if _same_modulo_exit(out[k + 1:k + 1 + n], s.finalbody):
+            copy = out[k + 1:k + 1 + n]
+            after = out[k + 1 + n] if k + 1 + n < len(out) else None
+            if not _same_modulo_exit(copy, s.finalbody) and isinstance(after, ast.Return):
+                # 3.10 copies the return that follows into the copy's paths that reach it
+                copy = _drop_tail(_copy.deepcopy(copy), lambda x: dump(x) == dump(after))
+            if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
         k += 1
     return out

@@ -91,6 +91,11 @@ def _collect(code, path, found, skip=frozenset()):
                        if op == "BINARY_OP" else ""))
         elif op in _CALL_OPS:
             found.add((path, "call"))
+        elif op.startswith("POP_JUMP") and op.endswith("_NONE"):
+            # 3.11+ folds `x is None` into the jump when it is a condition, and not when
+            # it is a value: `return (x is None and y) or z` may come back as
+            # `... if x is None else ...`
+            found.add((path, "op", "IS_OP", ""))
         elif op in ("LOAD_CONST", "RETURN_CONST"):
             if isinstance(ins.argval, types.CodeType):
                 loaded.add(id(ins.argval))

@@ -146,6 +146,14 @@ class Emitter:
             work.extend(p for p in self._protected.get(b, ()) if p in dom and dom[p] >> index[header] & 1)
         return body
 
+    def _live_loop_body(self, header):
+        """The loop's blocks but dead code (the jump back after its last break, the
+        clean-up after a raise in a handler): 3.8/3.9 leave it unprotected even when a
+        try statement holds the whole loop."""
+        body = self.loop_body(header)
+        dom, index = self._dom  # (set up by loop_body) dead code dominates only itself
+        return {b for b in body if b == header or b in dom and dom[b] != 1 << index[b]}
+
     def _classify_handlers(self):
         """Kind of each handler target: 'try', 'with', or 'cleanup' (compiler-internal)."""
         self.handler_kind = {}
@@ -287,7 +295,7 @@ class Emitter:
                             break
                 loop_first = (bid in self.latches and bid not in self._emitting_loops and
                               not enter_now and outer_pos < len(chain) and
-                              not self.loop_body(bid) <= self.region_of(chain[outer_pos]))
+                              not self._live_loop_body(bid) <= self.region_of(chain[outer_pos]))
                 if outer_pos < len(chain) and not loop_first:
                     entry = chain[outer_pos]
                     stmts, bid, stack = self.emit_protected(bid, entry, ctx, stack, enter_now)
@@ -314,7 +322,7 @@ class Emitter:
             if last.opname == "END_FINALLY" and len(body) == 1:
                 # 3.8: re-raises a pending exception, or ends a finally body run normally
                 if stack and isinstance(stack[-1], S.ExcValue):
-                    out.append(ast.Raise(exc=None, cause=None))
+                    out.append(_reraise())
                     return out, None
                 self.ex.run(body, stack, out)
                 bid = self.cfg.fall(blk)
@@ -351,7 +359,7 @@ class Emitter:
                 out.append(self._raise(last.arg, stack))
                 return out, None
             if op == "RERAISE":
-                out.append(ast.Raise(exc=None, cause=None))
+                out.append(_reraise())
                 return out, None
             if op in COND:
                 stmts, bid, stack = self.emit_branch(blk, ctx, stack)
@@ -429,8 +437,56 @@ class Emitter:
             if _pending(stack) and stack[-1] is not test:
                 # the test of a conditional expression: `f(x, a if b and c else d)`
                 test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+                try:
+                    return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
+                except DecompilationError:
+                    pass
+                # 3.9+: a finally body copied between `return x` and its RETURN_VALUE
+                # runs its statements while x waits on the stack
+                stmts, nxt, st = self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+                for node in stmts:
+                    node._under_pending_value = True
+                return stmts, nxt, st
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+        try:
+            return self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+        except DecompilationError:
+            operand = self._bool_operand(test, t_true, t_false, stack)
+            if operand is None:
+                raise
+        return self.emit_branch(operand[0], ctx, operand[1])
+
+    def _bool_operand(self, test, t_true, t_false, stack):
+        """3.8/3.9 `(a or b) and r`: a's jump skips b straight to r, and b ends in the
+        value-keeping jump of the `and` (likewise `(a and b) or r`). The value of a never
+        counts (r follows), so b's block can test `a or b` in its place: returns that
+        block and the stack to run its jump with, or None for any other shape."""
+        for to_r, to_b in ((t_true, t_false), (t_false, t_true)):
+            if to_b not in self.cfg.blocks:
+                continue
+            bblk = self.cfg[to_b]
+            op = bblk.last.opname
+            if op not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") or self.cfg.fall(bblk) != to_r \
+                    or len(bblk.preds) != 1:
+                continue
+            st, out = list(stack), []
+            try:
+                self.ex.run(bblk.instrs[:-1], st, out)
+            except DecompilationError:
+                return None
+            if out or len(st) != len(stack) + 1:
+                return None
+            goes_to_r = test if to_r == t_true else S.negate(test)
+            if op == "JUMP_IF_FALSE_OR_POP":
+                st[-1] = _boolop(ast.Or, goes_to_r, st[-1])
+            else:
+                st[-1] = _boolop(ast.And, S.negate(goes_to_r), st[-1])
+            return bblk, st
+        return None
+
+    def _statement_branch(self, blk, test, t_true, t_false, ctx, stack):
+        """An if statement on ``test`` (already folded), its arms run from ``stack``."""
         merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false
@@ -451,8 +507,9 @@ class Emitter:
                 else_stmts, else_stack = self.seq(else_first, sub, stack)
             if (merge is not None and then_stack is not None and else_stack is not None
                     and len(then_stack) == len(else_stack) > len(stack)):
-                # a conditional expression whose value is computed inside the arms
-                if not (then_stmts or else_stmts):
+                # a conditional expression whose value is computed inside the arms (3.12+
+                # restores the locals an inlined comprehension hid: no statements of its own)
+                if not any(not isinstance(x, S.RestoreStmt) for x in then_stmts + else_stmts):
                     merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
                     return [], merge, merged
                 if self._bare_return(merge) and merge != ctx.stop:
@@ -516,6 +573,12 @@ class Emitter:
         t2, tt, tf, st = trial
         if not isinstance(t2, ast.Compare) or t2.left is not stack[-1]:
             return None
+        if blk.last.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE") and false_target is not None \
+                and self.cfg.through_jumps(tt) == self.cfg.through_jumps(false_target):
+            # 3.11+ folds a last link `is None` into the jump, which goes where the
+            # chain is false: `x is y is None` jumps away when not None
+            flip = {ast.Is: ast.IsNot, ast.IsNot: ast.Is}[type(t2.ops[0])]
+            t2, tt, tf = ast.Compare(left=t2.left, ops=[flip()], comparators=t2.comparators), tf, tt
         joined = ast.Compare(left=test.left, ops=test.ops + t2.ops,
                              comparators=test.comparators + t2.comparators)
         if len(st) == len(stack) and st[-1] is t2.comparators[-1] and tf == t_false:
@@ -730,6 +793,23 @@ class Emitter:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
+        # ways out that only raise (`if c: raise`, except clauses that raise, the re-raise
+        # when no clause matched) go nowhere: they do not take part in where the loop
+        # ends, unlike its own exits (a for loop's end may raise). Only when a break (a
+        # jump) is left to show where the loop ends (a loop left by returns only has no
+        # end), and that end is not inside the clean-up of a handler a break leaves
+        # (3.8-3.10)
+        natural = {self.cfg.alias.get(e, e) for e in exits} | ({for_exit} if for_exit else set())
+        going = {c for c in cands if c in natural or not self._only_raises(c)}
+        if going != cands and any(c in self.cfg.blocks and self.cfg[c].last.opname == "JUMP" for c in going):
+            follow = self._follow_of(going, exits, ctx, for_exit)
+            if follow is not None and follow in self.cfg.blocks and \
+                    self.cfg[follow].instrs[0].opname not in ("POP_EXCEPT", "POP_BLOCK"):
+                return follow
+        return self._follow_of(cands, exits, ctx, for_exit)
+
+    def _follow_of(self, cands, exits, ctx, for_exit):
+        """Where a loop whose ways out lead to ``cands`` ends."""
         sinks = ctx.sinks()
         if not cands:
             return None
@@ -765,6 +845,16 @@ class Emitter:
                 if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
                     return end
         return merge
+
+    def _only_raises(self, bid):
+        """Whether every path from block ``bid`` ends in a raise."""
+        if bid not in self.cfg.blocks:
+            return False
+        for b in self.cfg.reachable(bid, set()):
+            blk = self.cfg[b]
+            if not blk.succs and blk.last.opname not in ("RAISE_VARARGS", "RERAISE"):
+                return False
+        return True
 
     def _only_cleanup_to(self, bid, ends):
         """Whether block ``bid`` leads to one of ``ends`` dropping values on the way, and
@@ -1207,7 +1297,7 @@ class Emitter:
             out.append(self._raise(last.arg, stack))
             return out, None, None
         if op == "RERAISE":
-            out.append(ast.Raise(exc=None, cause=None))
+            out.append(_reraise())
             return out, None, None
         if op in COND:
             stmts, nxt, st = self.emit_branch(blk, ctx, stack)
@@ -1446,6 +1536,14 @@ class Emitter:
 _WITH_EXIT_WINDOW = 12
 
 _CLEANUP_OPS = {"POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"}
+
+
+def _reraise():
+    """The compiler's own re-raise (RERAISE, 3.8's END_FINALLY): a written `raise` is
+    RAISE_VARARGS 0. Marked so that the end of a finally body can tell them apart."""
+    node = ast.Raise(exc=None, cause=None)
+    node._implicit = True
+    return node
 
 
 def _first(instrs, start, count, opname):

@@ -7,6 +7,7 @@ Control flow (jumps, loops, handlers) belongs to ``structure``; this module only
 one block's non-jump instructions into statements and a resulting stack.
 """
 import ast
+import copy
 import sys
 
 from ..errors import DecompilationError
@@ -255,6 +256,10 @@ class UnpackTarget:
 
     def complete(self):
         return len(self.targets) == self.count
+
+
+#: an unpacking target whose store the compiler dropped as a duplicate of the next one
+_SAME_AS_NEXT = object()
 
 
 class UnpackSlot(Marker):
@@ -506,6 +511,10 @@ class Executor:
     def _assign(self, target, value, stack, out):
         if isinstance(value, UnpackSlot):
             up = value.unpack
+            k = len(up.targets) - 1
+            while k >= 0 and up.targets[k] is _SAME_AS_NEXT:
+                up.targets[k] = copy.deepcopy(target)
+                k -= 1
             up.targets.append(target)
             if up.complete():
                 elts = [as_store(e) for e in up.targets]
@@ -656,6 +665,11 @@ class Executor:
     # -- stack shuffles ---------------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):
         value = stack.pop()
+        if isinstance(value, UnpackSlot):
+            # 3.13 turns `STORE_FAST x; STORE_FAST x` (`_, _ = ...`) into
+            # `POP_TOP; STORE_FAST x`: the slot stores into the name stored next
+            value.unpack.targets.append(_SAME_AS_NEXT)
+            return
         if isinstance(value, ImportName) and value.names:
             out.append(ast.ImportFrom(module=value.module or None, names=value.names,
                                       level=value.level))
