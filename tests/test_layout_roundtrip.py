@@ -35,11 +35,43 @@ SNIPPETS = {
                 return 1
             return 2
     ''',
+    # 3.12+: the tests of an `if` ending a loop body jump back to the loop head
+    "for_if_and_return": '''
+        def f(actions, dest):
+            for a in actions:
+                if a.dest == dest and a.default is not None:
+                    return a.default
+            return dest
+    ''',
+    "for_if_not_and_return": '''
+        def f(actions, dest):
+            for a in actions:
+                if not a.dest and not a.default:
+                    return a.default
+            return dest
+    ''',
+    "for_if_and_continue": '''
+        def f(actions, dest):
+            for a in actions:
+                if a.dest == dest and a.default is not None:
+                    continue
+                dest = a
+            return dest
+    ''',
+    "for_nested_if_and": '''
+        def f(cls, names):
+            for chain in cls:
+                for base in chain.__mro__:
+                    if isinstance(base, int) and base.real:
+                        raise TypeError(base)
+            return names
+    ''',
 }
 
 
 # 3.8/3.9 lay loops out differently (a slice of work of its own)
-OLD_LOOP_LAYOUT = {"negated_and_keeps_is"}
+OLD_LOOP_LAYOUT = {"for_if_and_return", "for_if_not_and_return", "for_nested_if_and",
+                   "negated_and_keeps_is"}
 
 
 def _function(source):

@@ -23,6 +23,7 @@ from . import patterns
 from . import symbolic as S
 from . import versions as V
 from .cfg import CFG
+from .instructions import IMPLICIT_BACK
 from .symbolic import Marker
 
 COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
@@ -430,7 +431,7 @@ class Emitter:
                 # the test of a conditional expression: `f(x, a if b and c else d)`
                 test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
-        test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+        test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
         merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false
@@ -439,8 +440,12 @@ class Emitter:
         if t_false == fall and t_true != fall:
             then_first, else_first, cond = t_false, t_true, S.negate(test)
         elif t_true != fall and t_false != fall:
-            # both are jumps (compound conditions): put the nearer block first
-            if t_false < t_true:
+            # both are jumps (compound conditions): put the nearer block first, but the
+            # end of the loop body the tests jumped back from is never an arm of its own
+            back = self._implicit_back(folded)
+            if t_true in back and t_false not in back:
+                then_first, else_first, cond = t_false, t_true, S.negate(test)
+            elif t_false < t_true and not (t_false in back and t_true not in back):
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
         while True:
             sub = ctx.but(stop=merge) if merge is not None else ctx
@@ -474,6 +479,16 @@ class Emitter:
             return [node], merge, None if merge is None else list(stack)
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
+
+    def _implicit_back(self, bids):
+        """Loop heads the condition blocks ``bids`` jump back to as the end of the loop
+        body (3.12+: no `continue` statement there, see ``IMPLICIT_BACK``)."""
+        out = set()
+        for b in bids:
+            last = self.cfg[b].last
+            if last.extra == IMPLICIT_BACK and last.opname in COND:
+                out.add(self.cfg.target(last))
+        return out
 
     def _bare_return(self, bid):
         """Whether block ``bid`` only returns the value on top of the stack."""
