@@ -66,6 +66,22 @@ SNIPPETS = {
                         raise TypeError(base)
             return names
     ''',
+    # a filter on a line of its own: the test jumps to the loop's own jump back
+    "comprehension_filter_own_line": '''
+        def f(parts, skip):
+            return [part
+                    for part in parts
+                    if part and part is not skip]
+    ''',
+    "genexpr_filter_own_line": '''
+        def f(parts):
+            return sum(part for part in parts
+                       if part)
+    ''',
+    "comprehension_filter_same_line": '''
+        def f(parts, skip):
+            return [part for part in parts if part and part is not skip]
+    ''',
 }
 
 

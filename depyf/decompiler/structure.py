@@ -469,6 +469,8 @@ class Emitter:
                                          function=self.code.co_name)
             break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
+        if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
+            node._test_own_line = True
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:
@@ -479,6 +481,17 @@ class Emitter:
             return [node], merge, None if merge is None else list(stack)
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
+
+    def _skips_through_jump(self, bid, ctx):
+        """Whether the arm at ``bid`` is a jump of its own back to the loop head: the
+        compiler sends a test straight to the head when the jump back is on the test's
+        line, so the test stood on another line than the end of the body (a comprehension
+        filter below its element)."""
+        if ctx.loop is None or bid not in self.cfg.blocks:
+            return False
+        blk = self.cfg[bid]
+        return len(blk.instrs) == 1 and blk.last.opname == "JUMP" and \
+            self.cfg.target(blk.last) in ctx.loop.continue_targets
 
     def _implicit_back(self, bids):
         """Loop heads the condition blocks ``bids`` jump back to as the end of the loop
