@@ -66,6 +66,13 @@ SNIPPETS = {
                         raise TypeError(base)
             return names
     ''',
+    "for_if_chained_compare_return": '''
+        def f(opt, opts):
+            for i in range(len(opts)):
+                if opt == opts[i] != ':':
+                    return opts.startswith(':', i + 1)
+            raise KeyError(opt)
+    ''',
     # a filter on a line of its own: the test jumps to the loop's own jump back
     "comprehension_filter_own_line": '''
         def f(parts, skip):
@@ -87,6 +94,7 @@ SNIPPETS = {
 
 # 3.8/3.9 lay loops out differently (a slice of work of its own)
 OLD_LOOP_LAYOUT = {"for_if_and_return", "for_if_not_and_return", "for_nested_if_and",
+                   "for_if_chained_compare_return", "for_continue_statements",
                    "negated_and_keeps_is"}
 
 

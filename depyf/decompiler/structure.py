@@ -417,11 +417,13 @@ class Emitter:
             else:
                 true_stack, false_stack = jump_stack, fall_stack
             return self._value_branch(test, t_true, t_false, true_stack, false_stack, ctx)
+        chain = set()  # the blocks that test the further links of a chained comparison
         if isinstance(test, S.ExcMatch):
             pass
         elif _pending(stack) and isinstance(test, ast.Compare) and stack[-1] is test.comparators[-1]:
             chained = self._chained_condition(test, t_true, t_false, stack)
             if chained is not None:
+                chain.add(t_true)
                 test, t_true, t_false = chained
                 stack.pop()
             else:
@@ -442,7 +444,7 @@ class Emitter:
         elif t_true != fall and t_false != fall:
             # both are jumps (compound conditions): put the nearer block first, but the
             # end of the loop body the tests jumped back from is never an arm of its own
-            back = self._implicit_back(folded)
+            back = self._implicit_back(folded | chain)
             if t_true in back and t_false not in back:
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
             elif t_false < t_true and not (t_false in back and t_true not in back):
