@@ -73,6 +73,18 @@ SNIPPETS = {
                     return opts.startswith(':', i + 1)
             raise KeyError(opt)
     ''',
+    # 3.12+: each `continue` after a test is a statement of its own
+    "for_continue_statements": '''
+        def f(bases):
+            out = []
+            for i, base in enumerate(bases):
+                if isinstance(base, type):
+                    continue
+                if not hasattr(base, "real"):
+                    continue
+                out.append(i)
+            return out
+    ''',
     # a filter on a line of its own: the test jumps to the loop's own jump back
     "comprehension_filter_own_line": '''
         def f(parts, skip):
@@ -94,7 +106,7 @@ SNIPPETS = {
 
 # 3.8/3.9 lay loops out differently (a slice of work of its own)
 OLD_LOOP_LAYOUT = {"for_if_and_return", "for_if_not_and_return", "for_nested_if_and",
-                   "for_if_chained_compare_return", "for_continue_statements",
+                   "for_if_chained_compare_return",
                    "negated_and_keeps_is"}
 
 

@@ -23,7 +23,7 @@ from . import patterns
 from . import symbolic as S
 from . import versions as V
 from .cfg import CFG
-from .instructions import IMPLICIT_BACK
+from .instructions import EXPLICIT_BACK, IMPLICIT_BACK
 from .symbolic import Marker
 
 COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
@@ -439,7 +439,13 @@ class Emitter:
         else_first = t_false
         cond = test
         fall = self.cfg.fall(blk)
-        if t_false == fall and t_true != fall:
+        own = {self.cfg.target(self.cfg[b].last) for b in folded | chain
+               if self._own_continue(b, self.cfg.target(self.cfg[b].last))}
+        if own & {t_true, t_false}:
+            # a `continue` of its own right after the test is the body of the if
+            if t_false in own and t_true not in own:
+                then_first, else_first, cond = t_false, t_true, S.negate(test)
+        elif t_false == fall and t_true != fall:
             then_first, else_first, cond = t_false, t_true, S.negate(test)
         elif t_true != fall and t_false != fall:
             # both are jumps (compound conditions): put the nearer block first, but the
@@ -494,6 +500,13 @@ class Emitter:
         blk = self.cfg[bid]
         return len(blk.instrs) == 1 and blk.last.opname == "JUMP" and \
             self.cfg.target(blk.last) in ctx.loop.continue_targets
+
+    def _own_continue(self, bid, target):
+        """Whether block ``bid`` ends in a test that jumps back to ``target`` through a
+        `continue` statement only that test leads to (3.12+): `if a: continue` +
+        `if b: continue` are two statements, not `if a or b: continue`."""
+        last = self.cfg[bid].last
+        return last.extra == EXPLICIT_BACK and last.opname in COND and self.cfg.target(last) == target
 
     def _implicit_back(self, bids):
         """Loop heads the condition blocks ``bids`` jump back to as the end of the loop
@@ -637,6 +650,9 @@ class Emitter:
                     continue
                 t2, tt, tf, sub_stack = trial
                 if len(sub_stack) != len(stack) or isinstance(t2, S.ExcMatch):
+                    continue
+                shared = t_true if side == "false" else t_false
+                if any(self._own_continue(b, shared) for b in folded | {nxt}):
                     continue
                 inner = {nxt}
                 if not ({tt, tf} & {t_true, t_false}) and depth < 8:
