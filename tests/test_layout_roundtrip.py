@@ -85,6 +85,23 @@ SNIPPETS = {
                 out.append(i)
             return out
     ''',
+    # 3.10+: `while a and b:` tests the whole condition again at the end of the body
+    "while_and": '''
+        def f(s, amount):
+            lpos = 0
+            while amount and s[lpos] == ' ':
+                lpos += 1
+                amount -= 1
+            return lpos
+    ''',
+    "while_and_three": '''
+        def f(s, amount, stop):
+            lpos = 0
+            while amount and not stop and s[lpos] == ' ':
+                lpos += 1
+                amount -= 1
+            return lpos
+    ''',
     # a filter on a line of its own: the test jumps to the loop's own jump back
     "comprehension_filter_own_line": '''
         def f(parts, skip):
