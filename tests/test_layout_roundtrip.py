@@ -102,6 +102,18 @@ SNIPPETS = {
                 amount -= 1
             return lpos
     ''',
+    # 3.11: the else clause lies between the try body and the handlers
+    "for_try_except_pass_else": '''
+        def f(wrapper, wrapped, names):
+            for name in names:
+                try:
+                    value = getattr(wrapped, name)
+                except AttributeError:
+                    pass
+                else:
+                    setattr(wrapper, name, value)
+            return wrapper
+    ''',
     # a filter on a line of its own: the test jumps to the loop's own jump back
     "comprehension_filter_own_line": '''
         def f(parts, skip):
@@ -123,7 +135,7 @@ SNIPPETS = {
 
 # 3.8/3.9 lay loops out differently (a slice of work of its own)
 OLD_LOOP_LAYOUT = {"for_if_and_return", "for_if_not_and_return", "for_nested_if_and",
-                   "for_if_chained_compare_return",
+                   "for_if_chained_compare_return", "for_try_except_pass_else",
                    "negated_and_keeps_is"}
 
 

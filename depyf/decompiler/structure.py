@@ -1316,6 +1316,16 @@ class Emitter:
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
 
+    def _falls_into_else(self, entry, exit_block):
+        """3.11 lays the handlers out right after the try body and its else clause: code
+        the body runs straight into before them is the else clause (the code after the
+        statement comes after the handlers, reached by a jump over them)."""
+        if V.HANDLERS_AT_END or not V.HAS_EXCEPTION_TABLE:
+            return False
+        return any(self.cfg.fall(self.cfg[b]) == exit_block and
+                   self.cfg[b].last.opname not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
+                   for b in self.region_of(entry))
+
     def _handler_is_finally(self, entry):
         """A finally handler re-raises without ever testing the exception's type."""
         i = entry.target
@@ -1405,7 +1415,8 @@ class Emitter:
             if before.opname == "JUMP" and before.target > entry.target:
                 follow = self.cfg.target(before)
             elif exit_block is not None and exit_block < entry.target and \
-                    self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry):
+                    self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry) \
+                    and not self._falls_into_else(entry, exit_block):
                 # 3.12+ moves handlers to the end: the body runs straight on
                 follow = exit_block
         hctx = ctx.but(stop=follow)

@@ -336,3 +336,16 @@ def while_and_with_continue(xs, budget):
         out.append(xs[i - 1])
         budget -= 1
     return out, budget, i
+
+
+@case((["real", "nope", "imag"],),)
+def for_try_except_pass_else(names):
+    out = {}
+    for name in names:
+        try:
+            value = getattr(3, name)
+        except AttributeError:
+            pass
+        else:
+            out[name] = value
+    return out
