@@ -114,6 +114,16 @@ SNIPPETS = {
                     setattr(wrapper, name, value)
             return wrapper
     ''',
+    # 3.10+ copy the small exit after the loop into the `break`
+    "for_break_before_return": '''
+        def f(source, maxlines):
+            lines = []
+            for lineno, match in enumerate(source, 1):
+                if maxlines is not None and lineno > maxlines:
+                    break
+                lines.append(match[0])
+            return lines
+    ''',
     # a filter on a line of its own: the test jumps to the loop's own jump back
     "comprehension_filter_own_line": '''
         def f(parts, skip):

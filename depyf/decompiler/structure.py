@@ -841,7 +841,8 @@ class Emitter:
         return any(end in self.cfg[b].succs for b in reach)
 
     def _emit_for(self, blk, body, ctx, stack):
-        exit_ = blk.last.target
+        # (3.13 copies a small exit after the loop into each `break`: the copies are one)
+        exit_ = self.cfg.target(blk.last)
         it = stack.pop()
         is_async = False
         if isinstance(it, S._GetIter):
