@@ -124,6 +124,18 @@ SNIPPETS = {
                 lines.append(match[0])
             return lines
     ''',
+    # 3.12+: the handler, laid out at the end, jumps back to the code after the if
+    "if_try_return_except_pass": '''
+        def f(s, pos):
+            esc = s[pos + 1:pos + 5]
+            if len(esc) == 4 and esc[1] not in 'xX':
+                try:
+                    return int(esc, 16)
+                except ValueError:
+                    pass
+            msg = "bad escape"
+            raise ValueError(msg, s, pos)
+    ''',
     # a filter on a line of its own: the test jumps to the loop's own jump back
     "comprehension_filter_own_line": '''
         def f(parts, skip):
@@ -149,6 +161,10 @@ OLD_LOOP_LAYOUT = {"for_if_and_return", "for_if_not_and_return", "for_nested_if_
                    "negated_and_keeps_is"}
 
 
+# up to 3.11 the handler lies inside the if: not fixed yet there
+HANDLERS_INLINE = {"if_try_return_except_pass"}
+
+
 def _function(source):
     ns = {}
     exec(compile(textwrap.dedent(source), "<layout>", "exec"), ns)
@@ -159,6 +175,8 @@ def _function(source):
 def test_round_trip_gives_the_same_bytecode(name, request):
     if name in OLD_LOOP_LAYOUT and sys.version_info < (3, 10):
         request.applymarker(pytest.mark.xfail(reason="3.8/3.9 loop layout", strict=False))
+    if name in HANDLERS_INLINE and sys.version_info < (3, 12):
+        request.applymarker(pytest.mark.xfail(reason="handler inside the if", strict=False))
     fn = _function(SNIPPETS[name])
     text = depyf.decompile(fn)
     again = _function(text)

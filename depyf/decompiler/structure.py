@@ -573,12 +573,30 @@ class Emitter:
             return joined, tt, tf
         return None
 
+    def _handler_goes_on_to(self, arm, other, ctx):
+        """3.12+: where the except clauses of a try in ``arm`` go on after the handler
+        (laid out after all the code, it jumps back) when that is the ``other`` arm's
+        block: the arm's body returns, its handler meets the other arm there."""
+        sinks = ctx.sinks()
+        for b in sorted(self.cfg.reachable(arm, sinks, ctx.region)):
+            entry = self.cfg[b].handler
+            if entry is None or _same_entry(entry, ctx.handler):
+                continue
+            after = self._after_handlers(entry, sinks, None)
+            if after is not None and after == other and after < entry.target:
+                return after
+            return None
+        return None
+
     def _branch_merge(self, test, t_true, t_false, ctx):
         """Where the two arms of a branch meet again."""
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
         if merge is None and not isinstance(test, S.ExcMatch):
             # arms that return in places and go on elsewhere: meet where the rest goes on
             merge = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
+        if merge is None and not isinstance(test, S.ExcMatch) and V.HANDLERS_AT_END:
+            merge = self._handler_goes_on_to(t_true, t_false, ctx) or \
+                self._handler_goes_on_to(t_false, t_true, ctx)
         # otherwise they meet where the enclosing construct (or expression) ends
         return ctx.stop if merge is None else merge
 
