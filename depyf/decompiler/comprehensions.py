@@ -13,7 +13,7 @@ def _generators(stmts, generators):
         # is `if not a if not b`
         test = stmts[0].test
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
-        generators[-1].ifs.extend(S.negate(p) for p in parts)
+        generators[-1].ifs.extend(_own_line(S.negate(p), stmts[0]) for p in parts)
         return _generators(stmts[1:], generators)
     if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If) and stmts[0].orelse:
         # `if (a if t else b)` comes out as `if t: <if not a: continue>` `else: <...>`
@@ -32,13 +32,21 @@ def _generators(stmts, generators):
                                             is_async=int(isinstance(s, ast.AsyncFor))))
         return _generators(s.body, generators)
     if isinstance(s, ast.If) and not s.orelse and generators:
-        generators[-1].ifs.append(s.test)
+        generators[-1].ifs.append(_own_line(s.test, s))
         return _generators(s.body, generators)
     if isinstance(s, S.AppendStmt):
         return s
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Yield):
         return s
     raise DecompilationError("unexpected statement in a comprehension: %s" % type(s).__name__)
+
+
+def _own_line(test, stmt):
+    """The filter ``test`` of the if statement ``stmt``, marked to print on a line of its
+    own when its jump shows it stood on one (see ``Emitter._skips_through_jump``)."""
+    if getattr(stmt, "_test_own_line", False):
+        test._own_line = True
+    return test
 
 
 _NOT_GUARDS = object()

@@ -41,6 +41,11 @@ JUMPS = {"JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
 COND_JUMPS = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
               "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
 TERMINATORS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"}
+# ``extra`` of a conditional jump back to a loop head that stands for falling off the end
+# of the loop body (see ``_fold_backward_cond_jumps``)
+IMPLICIT_BACK = "implicit-back"
+# ... and of one that stands for a `continue` statement of its own after the test
+EXPLICIT_BACK = "explicit-back"
 
 
 def _line_of(raw, last):
@@ -243,7 +248,14 @@ def _exception_table_blockstack(instrs):
 
 
 def _fold_backward_cond_jumps(out):
-    """POP_JUMP_IF_X L; JUMP_BACKWARD H; L:  ->  POP_JUMP_IF_NOT_X H (targets are offsets)."""
+    """POP_JUMP_IF_X L; JUMP_BACKWARD H; L:  ->  POP_JUMP_IF_NOT_X H (targets are offsets).
+
+    The pair comes from a conditional jump the compiler threaded to the loop head (a jump
+    to the end of the loop body, whose jump back has no line) and then split because
+    3.12+ has no backward conditional jumps: the jump back takes the test's line. An
+    explicit `continue` after the test keeps its own line. The folded jump's ``extra``
+    says which (IMPLICIT_BACK: the end of the body, no statement of its own;
+    EXPLICIT_BACK: a `continue` only this test leads to)."""
     targeted = {ins.target for ins in out if ins.target is not None}
     keep = []
     i = 0
@@ -253,8 +265,9 @@ def _fold_backward_cond_jumps(out):
                 and out[i + 1].target is not None and out[i + 1].target < out[i + 1].offset
                 and ins.target == out[i + 2].offset and out[i + 1].offset not in targeted
                 and out[i + 1].offset != out[i + 2].offset):
+            implicit = IMPLICIT_BACK if out[i + 1].line == ins.line else EXPLICIT_BACK
             keep.append(Instr(V.INVERSE_COND[ins.opname], ins.arg, ins.argval, ins.offset,
-                              ins.line, out[i + 1].target))
+                              ins.line, out[i + 1].target, implicit))
             i += 2
             continue
         keep.append(ins)

@@ -23,11 +23,27 @@ class _Check(ast.NodeVisitor):
                     self.visit(item)
 
 
+if sys.version_info >= (3, 9):
+    class _Unparser(ast._Unparser):
+        """``ast.unparse``, but a comprehension filter marked ``_own_line`` starts a new
+        line: the compiler's jumps differ when a filter is not on its element's line."""
+
+        def visit_comprehension(self, node):
+            if not any(getattr(c, "_own_line", False) for c in node.ifs):
+                return super().visit_comprehension(node)
+            super().visit_comprehension(ast.comprehension(
+                target=node.target, iter=node.iter, ifs=[], is_async=node.is_async))
+            for test in node.ifs:
+                self.write("\n if " if getattr(test, "_own_line", False) else " if ")
+                self.set_precedence(ast._Precedence.TEST.next(), test)
+                self.traverse(test)
+
+
 def unparse(node, indentation=4):
     _Check().visit(node)
     node = ast.fix_missing_locations(node)
     if sys.version_info >= (3, 9):
-        text = ast.unparse(node)
+        text = _Unparser().visit(node)
     else:  # pragma: no cover - exercised on 3.8 only
         import astunparse
         text = astunparse.unparse(node).strip("\n")

@@ -468,7 +468,51 @@ def _fix_if(s):
     if len(s.body) == 1 and not s.orelse and isinstance(s.body[0], ast.While) and \
             getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test):
         return [s.body[0]]
+    loop = _compound_while(s)
+    if loop is not None:
+        return [loop]
     return s
+
+
+def _continues(node):
+    """Whether ``node`` holds a `continue` of the loop around it."""
+    if isinstance(node, ast.Continue):
+        return True
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        return any(_continues(x) for x in node.orelse)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) or \
+            not isinstance(node, ast.stmt):
+        return False
+    return any(_continues(x) for x in ast.iter_child_nodes(node))
+
+
+def _compound_while(s):
+    """3.10+ `while a and b:` is `if a and b: do { body } while (a and b)`; the do-while's
+    test at the end of the body comes back as `if not a: break` + the loop test `b`.
+    The `while a and b:` loop when ``s`` is that, else None."""
+    if s.orelse or len(s.body) != 1 or not isinstance(s.body[0], ast.While):
+        return None
+    loop = s.body[0]
+    if not getattr(loop, "_inverted", False) or loop.orelse or len(loop.body) < 2:
+        return None
+    test = s.test
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return None
+    tail = loop.test.values if isinstance(loop.test, ast.BoolOp) and \
+        isinstance(loop.test.op, ast.And) else [loop.test]
+    k = len(test.values) - len(tail)
+    if k < 1 or not same_stmts(test.values[k:], tail):
+        return None
+    last = loop.body[-1]
+    if not (isinstance(last, ast.If) and not last.orelse and len(last.body) == 1 and
+            isinstance(last.body[0], ast.Break)):
+        return None
+    head = test.values[0] if k == 1 else ast.BoolOp(op=ast.And(), values=test.values[:k])
+    if dump(last.test) != dump(S.negate(head)) or any(_continues(x) for x in loop.body):
+        return None  # (a `continue` would skip the `if not a: break` and test b only)
+    node = ast.While(test=test, body=loop.body[:-1], orelse=[])
+    node._inverted = True
+    return node
 
 
 def _drop_trailing_continue(body):

@@ -23,6 +23,7 @@ from . import patterns
 from . import symbolic as S
 from . import versions as V
 from .cfg import CFG
+from .instructions import EXPLICIT_BACK, IMPLICIT_BACK
 from .symbolic import Marker
 
 COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
@@ -424,11 +425,13 @@ class Emitter:
             else:
                 true_stack, false_stack = jump_stack, fall_stack
             return self._value_branch(test, t_true, t_false, true_stack, false_stack, ctx)
+        chain = set()  # the blocks that test the further links of a chained comparison
         if isinstance(test, S.ExcMatch):
             pass
         elif _pending(stack) and isinstance(test, ast.Compare) and stack[-1] is test.comparators[-1]:
             chained = self._chained_condition(test, t_true, t_false, stack)
             if chained is not None:
+                chain.add(t_true)
                 test, t_true, t_false = chained
                 stack.pop()
             else:
@@ -436,21 +439,21 @@ class Emitter:
         elif _pending(stack) or (stack and stack[-1] is test):
             if _pending(stack) and stack[-1] is not test:
                 # the test of a conditional expression: `f(x, a if b and c else d)`
-                test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+                test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
                 try:
                     return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
                 except DecompilationError:
                     pass
                 # 3.9+: a finally body copied between `return x` and its RETURN_VALUE
                 # runs its statements while x waits on the stack
-                stmts, nxt, st = self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+                stmts, nxt, st = self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded)
                 for node in stmts:
                     node._under_pending_value = True
                 return stmts, nxt, st
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
-        test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+        test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
         try:
-            return self._statement_branch(blk, test, t_true, t_false, ctx, stack)
+            return self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded | chain)
         except DecompilationError:
             operand = self._bool_operand(test, t_true, t_false, stack)
             if operand is None:
@@ -485,18 +488,29 @@ class Emitter:
             return bblk, st
         return None
 
-    def _statement_branch(self, blk, test, t_true, t_false, ctx, stack):
-        """An if statement on ``test`` (already folded), its arms run from ``stack``."""
+    def _statement_branch(self, blk, test, t_true, t_false, ctx, stack, folded=frozenset()):
+        """An if statement on ``test`` (already folded from the blocks ``folded``), its
+        arms run from ``stack``."""
         merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false
         cond = test
         fall = self.cfg.fall(blk)
-        if t_false == fall and t_true != fall:
+        own = {self.cfg.target(self.cfg[b].last) for b in folded
+               if self._own_continue(b, self.cfg.target(self.cfg[b].last))}
+        if own & {t_true, t_false}:
+            # a `continue` of its own right after the test is the body of the if
+            if t_false in own and t_true not in own:
+                then_first, else_first, cond = t_false, t_true, S.negate(test)
+        elif t_false == fall and t_true != fall:
             then_first, else_first, cond = t_false, t_true, S.negate(test)
         elif t_true != fall and t_false != fall:
-            # both are jumps (compound conditions): put the nearer block first
-            if t_false < t_true:
+            # both are jumps (compound conditions): put the nearer block first, but the
+            # end of the loop body the tests jumped back from is never an arm of its own
+            back = self._implicit_back(folded)
+            if t_true in back and t_false not in back:
+                then_first, else_first, cond = t_false, t_true, S.negate(test)
+            elif t_false < t_true and not (t_false in back and t_true not in back):
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
         while True:
             sub = ctx.but(stop=merge) if merge is not None else ctx
@@ -521,6 +535,8 @@ class Emitter:
                                          function=self.code.co_name)
             break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
+        if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
+            node._test_own_line = True
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:
@@ -531,6 +547,34 @@ class Emitter:
             return [node], merge, None if merge is None else list(stack)
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
+
+    def _skips_through_jump(self, bid, ctx):
+        """Whether the arm at ``bid`` is a jump of its own back to the loop head: the
+        compiler sends a test straight to the head when the jump back is on the test's
+        line, so the test stood on another line than the end of the body (a comprehension
+        filter below its element)."""
+        if ctx.loop is None or bid not in self.cfg.blocks:
+            return False
+        blk = self.cfg[bid]
+        return len(blk.instrs) == 1 and blk.last.opname == "JUMP" and \
+            self.cfg.target(blk.last) in ctx.loop.continue_targets
+
+    def _own_continue(self, bid, target):
+        """Whether block ``bid`` ends in a test that jumps back to ``target`` through a
+        `continue` statement only that test leads to (3.12+): `if a: continue` +
+        `if b: continue` are two statements, not `if a or b: continue`."""
+        last = self.cfg[bid].last
+        return last.extra == EXPLICIT_BACK and last.opname in COND and self.cfg.target(last) == target
+
+    def _implicit_back(self, bids):
+        """Loop heads the condition blocks ``bids`` jump back to as the end of the loop
+        body (3.12+: no `continue` statement there, see ``IMPLICIT_BACK``)."""
+        out = set()
+        for b in bids:
+            last = self.cfg[b].last
+            if last.extra == IMPLICIT_BACK and last.opname in COND:
+                out.add(self.cfg.target(last))
+        return out
 
     def _bare_return(self, bid):
         """Whether block ``bid`` only returns the value on top of the stack."""
@@ -593,12 +637,30 @@ class Emitter:
             return joined, tt, tf
         return None
 
+    def _handler_goes_on_to(self, arm, other, ctx):
+        """3.12+: where the except clauses of a try in ``arm`` go on after the handler
+        (laid out after all the code, it jumps back) when that is the ``other`` arm's
+        block: the arm's body returns, its handler meets the other arm there."""
+        sinks = ctx.sinks()
+        for b in sorted(self.cfg.reachable(arm, sinks, ctx.region)):
+            entry = self.cfg[b].handler
+            if entry is None or _same_entry(entry, ctx.handler):
+                continue
+            after = self._after_handlers(entry, sinks, None)
+            if after is not None and after == other and after < entry.target:
+                return after
+            return None
+        return None
+
     def _branch_merge(self, test, t_true, t_false, ctx):
         """Where the two arms of a branch meet again."""
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
         if merge is None and not isinstance(test, S.ExcMatch):
             # arms that return in places and go on elsewhere: meet where the rest goes on
             merge = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
+        if merge is None and not isinstance(test, S.ExcMatch) and V.HANDLERS_AT_END:
+            merge = self._handler_goes_on_to(t_true, t_false, ctx) or \
+                self._handler_goes_on_to(t_false, t_true, ctx)
         # otherwise they meet where the enclosing construct (or expression) ends
         return ctx.stop if merge is None else merge
 
@@ -670,6 +732,9 @@ class Emitter:
                     continue
                 t2, tt, tf, sub_stack = trial
                 if len(sub_stack) != len(stack) or isinstance(t2, S.ExcMatch):
+                    continue
+                shared = t_true if side == "false" else t_false
+                if any(self._own_continue(b, shared) for b in folded | {nxt}):
                     continue
                 inner = {nxt}
                 if not ({tt, tf} & {t_true, t_false}) and depth < 8:
@@ -885,7 +950,8 @@ class Emitter:
         return any(end in self.cfg[b].succs for b in reach)
 
     def _emit_for(self, blk, body, ctx, stack):
-        exit_ = blk.last.target
+        # (3.13 copies a small exit after the loop into each `break`: the copies are one)
+        exit_ = self.cfg.target(blk.last)
         it = stack.pop()
         is_async = False
         if isinstance(it, S._GetIter):
@@ -1378,6 +1444,16 @@ class Emitter:
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
 
+    def _falls_into_else(self, entry, exit_block):
+        """3.11 lays the handlers out right after the try body and its else clause: code
+        the body runs straight into before them is the else clause (the code after the
+        statement comes after the handlers, reached by a jump over them)."""
+        if V.HANDLERS_AT_END or not V.HAS_EXCEPTION_TABLE:
+            return False
+        return any(self.cfg.fall(self.cfg[b]) == exit_block and
+                   self.cfg[b].last.opname not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
+                   for b in self.region_of(entry))
+
     def _handler_is_finally(self, entry):
         """A finally handler re-raises without ever testing the exception's type."""
         i = entry.target
@@ -1498,7 +1574,8 @@ class Emitter:
             if before.opname == "JUMP" and before.target > entry.target:
                 follow = self.cfg.target(before)
             elif exit_block is not None and exit_block < entry.target and \
-                    self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry):
+                    self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry) \
+                    and not self._falls_into_else(entry, exit_block):
                 # 3.12+ moves handlers to the end: the body runs straight on
                 follow = exit_block
         hctx = ctx.but(stop=follow)

@@ -783,17 +783,17 @@ class Executor:
     def op_COMPARE_OP(self, ins, stack, out):
         right = stack.pop()
         left = stack.pop()
-        stack.append(_compare(left, _CMPOPS[ins.argval](), right))
+        stack.append(_code_compare(left, _CMPOPS[ins.argval](), right))
 
     def op_IS_OP(self, ins, stack, out):
         right = stack.pop()
         left = stack.pop()
-        stack.append(_compare(left, ast.IsNot() if ins.arg else ast.Is(), right))
+        stack.append(_code_compare(left, ast.IsNot() if ins.arg else ast.Is(), right))
 
     def op_CONTAINS_OP(self, ins, stack, out):
         right = stack.pop()
         left = stack.pop()
-        stack.append(_compare(left, ast.NotIn() if ins.arg else ast.In(), right))
+        stack.append(_code_compare(left, ast.NotIn() if ins.arg else ast.In(), right))
 
     def op_EXC_MATCH_POP2(self, ins, stack, out):
         type_expr = stack.pop()
@@ -1414,18 +1414,51 @@ def _compare(left, op, right):
 _NEGATABLE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 
 
+def _code_compare(left, op, right):
+    """A comparison the code computed as a value: an `is`/`in` one remembers which of
+    the two instructions (`is` or `is not`, ...) the code used (``_code_op``)."""
+    node = _compare(left, op, right)
+    if type(op) in _NEGATABLE:
+        node._code_op = type(op)
+    return node
+
+
+def _as_in_code(expr):
+    """Whether the `is`/`in` tests in the and/or tree ``expr`` compile to the instructions
+    the code used: `not (a in b)` compiles as `a not in b`, but the `not` of
+    `not (a in b and c)` only turns the jumps around."""
+    if isinstance(expr, ast.BoolOp):
+        return all(_as_in_code(v) for v in expr.values)
+    flip = False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        if not isinstance(expr.operand, ast.Compare):
+            return _as_in_code(expr.operand)
+        expr, flip = expr.operand, True
+    code_op = getattr(expr, "_code_op", None)
+    if code_op is None or not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
+        return True
+    op = type(expr.ops[0])
+    return (_NEGATABLE[op] if flip else op) is code_op
+
+
 def negate(expr):
     """``not expr``, folded the way the compiler folds it into jumps."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
     if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _NEGATABLE:
-        return ast.Compare(left=expr.left, ops=[_NEGATABLE[type(expr.ops[0])]()],
+        node = ast.Compare(left=expr.left, ops=[_NEGATABLE[type(expr.ops[0])]()],
                            comparators=expr.comparators)
+        if hasattr(expr, "_code_op"):
+            node._code_op = expr._code_op
+        return node
     if isinstance(expr, ast.BoolOp):
         # `not (a or b)` in a test compiles to the same jumps as `not a and not b`; the
-        # second is how people write it (and how `x not in y` comes back)
+        # second is how people write it (and how `x not in y` comes back), unless that
+        # turns an `is`/`in` test of the code into its opposite instruction
         op = ast.And() if isinstance(expr.op, ast.Or) else ast.Or()
-        return ast.BoolOp(op=op, values=[negate(v) for v in expr.values])
+        pushed = ast.BoolOp(op=op, values=[negate(v) for v in expr.values])
+        if _as_in_code(pushed) or not _as_in_code(expr):
+            return pushed
     return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 

@@ -76,6 +76,10 @@ HANDLER_CODE_COVERED = HAS_EXCEPTION_TABLE
 # an `if c: break` there).
 WHILE_TESTS_AT_HEAD = PY < (3, 10)
 
+# 3.12+ lay exception handlers out after all other code ("cold" blocks); 3.11 keeps them
+# right after the try body (and its else clause), before the code after the statement.
+HANDLERS_AT_END = PY >= (3, 12)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 

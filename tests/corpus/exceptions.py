@@ -521,3 +521,15 @@ def bare_raise_after_nested_handler(outer, inner):
         except TimeoutError:
             pass
         raise
+
+
+@case(("x\\u0041yz", 1), ("x\\uzzzzy", 1), ("x\\ux041", 1))
+def if_try_return_except_pass(s, pos):
+    esc = s[pos + 1:pos + 5]
+    if len(esc) == 4 and esc[1] not in 'xX':
+        try:
+            return int(esc, 16)
+        except ValueError:
+            pass
+    msg = "bad escape"
+    return msg, esc

@@ -310,3 +310,42 @@ def for_over_modified_list(xs):
         if x < 10:
             xs.append(x * 10)
     return xs
+
+
+@case(("   ab  ", 2), ("    ", 9), ("x", 0), ("ab   ", 2))
+def while_and_strip(s, amount):
+    lpos = 0
+    while amount and s[lpos] == ' ':
+        lpos += 1
+        amount -= 1
+    rpos = len(s) - 1
+    while amount and rpos >= 0 and s[rpos] == ' ':
+        rpos -= 1
+        amount -= 1
+    return s[lpos:rpos + 1], amount
+
+
+@case(([3, 1, 4, 1, 5, 9, 2, 6], 5), ([], 3), ([7, 7, 7], 2))
+def while_and_with_continue(xs, budget):
+    out = []
+    i = 0
+    while budget and i < len(xs):
+        i += 1
+        if xs[i - 1] % 2:
+            continue
+        out.append(xs[i - 1])
+        budget -= 1
+    return out, budget, i
+
+
+@case((["real", "nope", "imag"],),)
+def for_try_except_pass_else(names):
+    out = {}
+    for name in names:
+        try:
+            value = getattr(3, name)
+        except AttributeError:
+            pass
+        else:
+            out[name] = value
+    return out
