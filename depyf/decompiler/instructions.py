@@ -93,7 +93,7 @@ def _expand(raw, code, pending_kwnames):
         return
     if op == "RETURN_CONST":
         yield Instr("LOAD_CONST", arg, argval)
-        yield Instr("RETURN_VALUE")
+        yield Instr("RETURN_VALUE", extra="const")  # a `return <constant>` statement
         return
     if op == "LOAD_GLOBAL" and V.LOAD_GLOBAL_NULL_BIT:
         load = Instr("LOAD_GLOBAL", arg, argval)

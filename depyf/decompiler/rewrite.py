@@ -406,7 +406,26 @@ def _fix(stmts):
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
         k += 1
+    _join_ifexp_returns(out)
     return out
+
+
+def _join_ifexp_returns(stmts):
+    """`if c: return a` + `return b` back into `return a if c else b` where a returned
+    constant shows it was an arm of a conditional expression (``_ifexp_arm``). The two
+    forms differ only there on 3.12+: a `return` statement of a constant is one
+    RETURN_CONST, while a conditional expression's arm gets a copy of the shared return."""
+    while len(stmts) >= 2 and isinstance(stmts[-1], ast.Return) and isinstance(stmts[-2], ast.If) \
+            and not stmts[-2].orelse and len(stmts[-2].body) == 1 \
+            and isinstance(stmts[-2].body[0], ast.Return):
+        a, b = stmts[-2].body[0], stmts[-1]
+        if a.value is None or b.value is None or getattr(a, "_const_stmt", False) or \
+                getattr(b, "_const_stmt", False) or not (getattr(a, "_ifexp_arm", False) or
+                                                         getattr(b, "_ifexp_arm", False)):
+            return
+        joined = ast.Return(value=ast.IfExp(test=stmts[-2].test, body=a.value, orelse=b.value))
+        joined._ifexp_arm = True
+        stmts[-2:] = [joined]
 
 
 def _as_assert(s):

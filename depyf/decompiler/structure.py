@@ -353,8 +353,7 @@ class Emitter:
                 bid = self.cfg.target(last)
                 continue
             if op == "RETURN_VALUE":
-                value = stack.pop()
-                out.append(ast.Return(value=value))
+                out.append(self._return(last, stack.pop()))
                 return out, None
             if op == "RAISE_VARARGS":
                 out.append(self._raise(last.arg, stack))
@@ -384,6 +383,20 @@ class Emitter:
         it = stack.pop()
         result = S._yield_from_expr(it)
         stack.extend([it, result] if V.SEND_KEEPS_ITER else [result])
+
+    def _return(self, ins, value):
+        """The return statement of RETURN_VALUE ``ins``, marked with what its encoding
+        says: ``_const_stmt`` for a `return <constant>` statement (RETURN_CONST), and
+        ``_ifexp_arm`` for a constant returned by a copied `return`, which only a
+        conditional expression's arm leaves behind (see ``V.RETURN_CONST_FUSED``)."""
+        node = ast.Return(value=value)
+        if V.RETURN_CONST_FUSED:
+            node._const_stmt = ins.extra == "const"
+            prev = self.cfg.instrs[ins.index - 1] if ins.index > 0 else None
+            node._ifexp_arm = not node._const_stmt and prev is not None and \
+                prev.opname == "LOAD_CONST" and \
+                self.cfg.block_at[prev.index] == self.cfg.block_at[ins.index]
+        return node
 
     def _raise(self, argc, stack):
         cause = stack.pop() if argc >= 2 else None
@@ -1357,7 +1370,7 @@ class Emitter:
         if op == "JUMP":
             return out, self.cfg.target(last), stack
         if op == "RETURN_VALUE":
-            out.append(ast.Return(value=stack.pop()))
+            out.append(self._return(last, stack.pop()))
             return out, None, None
         if op == "RAISE_VARARGS":
             out.append(self._raise(last.arg, stack))

@@ -80,6 +80,11 @@ WHILE_TESTS_AT_HEAD = PY < (3, 10)
 # right after the try body (and its else clause), before the code after the statement.
 HANDLERS_AT_END = PY >= (3, 12)
 
+# 3.12+ compiles `return <constant>` as one RETURN_CONST. A LOAD_CONST + RETURN_VALUE pair
+# there is a return the compiler pasted after the constant: it was an arm of a conditional
+# expression (`return a if c else None`) whose shared exit block was copied into each arm.
+RETURN_CONST_FUSED = PY >= (3, 12)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 

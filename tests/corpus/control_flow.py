@@ -257,3 +257,10 @@ def assert_false_alone(n):
     if n:
         return n
     assert False
+
+
+@case((0, 0), (0, 1), (1, 0), (-1, 1))
+def returned_conditional_constants(a, b):
+    if a > 0:
+        return 1
+    return None if b else (-2 if a == -1 else a)

@@ -1,0 +1,44 @@
+"""if/else and condition layout: where two source forms behave the same, the decompiled
+one must be the form the compiler's layout shows, so it compiles to the same bytecode
+(behaviour is covered by the corpus)."""
+import textwrap
+
+import pytest
+
+import depyf
+from depyf.verify.normalize import first_difference, normalize
+
+SOURCES = [
+    # a conditional expression returned: 3.12+ copies the return into each arm, so a
+    # constant arm is LOAD_CONST + RETURN_VALUE, never the RETURN_CONST of a statement
+    """
+    def f(a):
+        return True if a else False
+    """,
+    """
+    def f(val):
+        return '' if val == 'unknown' else val
+    """,
+    """
+    def f(result):
+        return -2 if result == -1 else result
+    """,
+    """
+    def f(a, b):
+        if a:
+            return 1
+        return None if b else a
+    """,
+]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_round_trips_to_the_same_bytecode(source):
+    namespace = {}
+    exec(textwrap.dedent(source), namespace)
+    fn = namespace["f"]
+    text = depyf.decompile(fn)
+    again = {}
+    exec(text, again)
+    diff = first_difference(normalize(fn.__code__), normalize(again["f"].__code__))
+    assert diff is None, "%s\n%s" % (diff, text)
