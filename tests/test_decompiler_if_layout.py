@@ -29,6 +29,17 @@ SOURCES = [
             return 1
         return None if b else a
     """,
+    # `if c: A else: return` + rest: A jumps forward over the else arm to the rest
+    """
+    def f(node, clean):
+        if isinstance(node, str) and node:
+            text = node
+        else:
+            return None
+        if clean:
+            text = text.strip()
+        return text
+    """,
 ]
 
 

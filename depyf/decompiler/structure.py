@@ -504,7 +504,7 @@ class Emitter:
     def _statement_branch(self, blk, test, t_true, t_false, ctx, stack, folded=frozenset()):
         """An if statement on ``test`` (already folded from the blocks ``folded``), its
         arms run from ``stack``."""
-        merge = self._branch_merge(test, t_true, t_false, ctx)
+        merge = self._branch_merge(test, t_true, t_false, ctx, blk)
         then_first = t_true
         else_first = t_false
         cond = test
@@ -665,7 +665,7 @@ class Emitter:
             return None
         return None
 
-    def _branch_merge(self, test, t_true, t_false, ctx):
+    def _branch_merge(self, test, t_true, t_false, ctx, blk=None):
         """Where the two arms of a branch meet again."""
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
         if merge is None and not isinstance(test, S.ExcMatch):
@@ -674,8 +674,43 @@ class Emitter:
         if merge is None and not isinstance(test, S.ExcMatch) and V.HANDLERS_AT_END:
             merge = self._handler_goes_on_to(t_true, t_false, ctx) or \
                 self._handler_goes_on_to(t_false, t_true, ctx)
+        if merge is None and blk is not None and not isinstance(test, S.ExcMatch):
+            merge = self._jumped_over_else(blk, t_true, t_false, ctx)
         # otherwise they meet where the enclosing construct (or expression) ends
         return ctx.stop if merge is None else merge
+
+    def _jumped_over_else(self, blk, t_true, t_false, ctx):
+        """The block after `if c: A else: B` where B never goes on (returns, raises):
+        the compiler lays out A, a jump forward over B, B, then the rest, so A's jump
+        past B shows where the statement ends. (Had the rest belonged in A, it would
+        follow A directly, with B after it.) None where the layout says otherwise: A
+        must be one stretch of the layout right after the test, B (or copies of its
+        blocks) the stretch that A jumps over."""
+        arms = [t for t in (t_true, t_false) if t is not None and t > blk.id]
+        if t_true == t_false or not arms:
+            return None
+        first = min(arms)
+        other = t_false if first == t_true else t_true
+        sinks = ctx.sinks()
+        if other is None or first in sinks or other in sinks:
+            return None
+        then_arm = {b for b in self.cfg.reachable(first, sinks | {other}, ctx.region) if b < other}
+        end = max(then_arm) if then_arm else None
+        if end is None or self.cfg[end].last.opname != "JUMP":
+            return None
+        after = self.cfg.target(self.cfg[end].last)
+        if after is None or after <= end or after in sinks:
+            return None
+        else_arm = self.cfg.reachable(other, sinks, ctx.region)
+        live = [b for b in self.cfg.order if b not in self.cfg.alias]
+        if {b for b in live if first <= b <= end} != then_arm or not else_arm or after in else_arm:
+            return None
+        gap = [self.cfg.alias.get(b, b) for b in self.cfg.order if end < b < after]
+        if not gap or any(b not in else_arm for b in gap):
+            return None
+        if any(s not in then_arm and s != after for b in then_arm for s in self.cfg[b].succs):
+            return None
+        return after
 
     def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
         merge = self._branch_merge(test, t_true, t_false, ctx)

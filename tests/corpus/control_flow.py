@@ -264,3 +264,14 @@ def returned_conditional_constants(a, b):
     if a > 0:
         return 1
     return None if b else (-2 if a == -1 else a)
+
+
+@case(("  a ", True), ("  a ", False), ("", True), (3, True))
+def else_returns_then_rest(node, clean):
+    if isinstance(node, str) and node:
+        text = node
+    else:
+        return None
+    if clean:
+        text = text.strip()
+    return text
