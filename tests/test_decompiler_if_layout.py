@@ -40,6 +40,15 @@ SOURCES = [
             text = text.strip()
         return text
     """,
+    # an if/else ending the function: the arm that falls off the end gets a copy of the
+    # implicit `return None`, which is no reason to take the else arm out of the if
+    """
+    def f(self, obj):
+        if self.proto >= 2:
+            self.write(1 if obj else 2)
+        else:
+            self.write(3 if obj else 4)
+    """,
 ]
 
 

@@ -368,7 +368,8 @@ def _fix(stmts):
                 s.items = s.items + s.body[0].items
                 s.body = s.body[0].body
         if isinstance(s, ast.If) and s.orelse and s.body and (
-                isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or _is_assert_false(s.body[-1])):
+                isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or _is_assert_false(s.body[-1])) \
+                and not _falls_off_end(s):
             # `if c: return x` `else: rest` compiles exactly like `if c: return x` `rest`
             rest = s.orelse
             s.orelse = []
@@ -426,6 +427,15 @@ def _join_ifexp_returns(stmts):
         joined = ast.Return(value=ast.IfExp(test=stmts[-2].test, body=a.value, orelse=b.value))
         joined._ifexp_arm = True
         stmts[-2:] = [joined]
+
+
+def _falls_off_end(s):
+    """`if c: A else: B` at the end of a function, where A ends in the compiler's copy
+    of the implicit `return None` (and B leaves too): an if/else in the source, which
+    stays one (both returns go with the function's tail)."""
+    last = s.body[-1]
+    return getattr(last, "_implicit", False) and _is_return_none(last) and \
+        bool(s.orelse) and _leaves(s.orelse[-1])
 
 
 def _as_assert(s):

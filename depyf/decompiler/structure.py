@@ -34,6 +34,12 @@ class ForItem(Marker):
     """The value FOR_ITER produced; the first store in the body is the loop target."""
 
 
+# what a `return None` of its own may run first, unlike the implicit one after a statement
+_NOT_BEFORE_IMPLICIT_RETURN = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "POP_EXCEPT",
+                               "DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "POP_BLOCK",
+                               "WITH_EXCEPT_START", "CALL_FINALLY", "END_FINALLY"}
+
+
 class Ctx:
     """Where a statement sequence is being emitted: what ends it, what break/continue mean."""
 
@@ -390,6 +396,16 @@ class Emitter:
         ``_ifexp_arm`` for a constant returned by a copied `return`, which only a
         conditional expression's arm leaves behind (see ``V.RETURN_CONST_FUSED``)."""
         node = ast.Return(value=value)
+        load = self.cfg.instrs[ins.index - 1] if ins.index > 0 else None
+        if load is not None and load.opname == "LOAD_CONST" and load.argval is None and \
+                isinstance(value, ast.Constant) and value.value is None and ins.index > 1:
+            # the compiler's `return None` at the end of the function, copied to the end
+            # of an arm that falls off it: no line of its own
+            # (and no line of a statement that ran into it: not after a jump, nor after
+            # the clean-up of an `except ... as e` that an explicit `return` runs first)
+            prev = self.cfg.instrs[ins.index - 2]
+            node._implicit = (load.line is None or load.line == prev.line) and \
+                prev.target is None and prev.opname not in _NOT_BEFORE_IMPLICIT_RETURN
         if V.RETURN_CONST_FUSED:
             node._const_stmt = ins.extra == "const"
             prev = self.cfg.instrs[ins.index - 1] if ins.index > 0 else None

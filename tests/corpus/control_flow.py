@@ -275,3 +275,14 @@ def else_returns_then_rest(node, clean):
     if clean:
         text = text.strip()
     return text
+
+
+@case((0, 0), (0, 1), (2, 1), (3, 0))
+def if_else_falls_off_end(a, b):
+    out = []
+    if a >= 2:
+        out.append(1 if b else 2)
+    else:
+        out.append(3 if b else 4)
+    if b: return
+    out.append(a)
