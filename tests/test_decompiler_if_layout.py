@@ -49,6 +49,15 @@ SOURCES = [
         else:
             self.write(3 if obj else 4)
     """,
+    # a one-line `if c: return`: its `return None` follows the test, so it is no copy
+    # of the implicit one at the end
+    """
+    def f(self, file):
+        if self.rolled: return
+        max_size = self.max_size
+        if max_size and file.tell() > max_size:
+            self.rollover()
+    """,
 ]
 
 

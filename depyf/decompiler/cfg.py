@@ -14,9 +14,14 @@ def _exit_key(instrs, prev=None):
     """What makes two exit blocks interchangeable: same instructions and, except for a
     bare re-raise or an implicit `return None`, the same line. An implicit `return None`
     has no line of its own: it carries the line of the code it was appended to (``prev``,
-    the instruction before it in layout); an explicit one starts its own line."""
+    the instruction before it in layout); an explicit one starts its own line, or
+    follows the test of its one-line `if`."""
     ops = tuple((i.opname, i.arg) for i in instrs)
     implicit = prev is None or prev.line == instrs[0].line or instrs[0].line is None
+    if prev is not None and prev.opname in COND_JUMPS and prev.target is not None and \
+            prev.target > prev.index:
+        # right after a test that jumps forward: the body of `if c: return`, on one line
+        implicit = False
     if [i.opname for i in instrs] == ["RERAISE"] or (
             [i.opname for i in instrs] == ["LOAD_CONST", "RETURN_VALUE"] and instrs[0].argval is None
             and implicit):
