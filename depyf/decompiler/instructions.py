@@ -263,7 +263,8 @@ def _fold_backward_cond_jumps(out):
         ins = out[i]
         if (ins.opname in V.INVERSE_COND and i + 2 < len(out) and out[i + 1].opname == "JUMP"
                 and out[i + 1].target is not None and out[i + 1].target < out[i + 1].offset
-                and ins.target == out[i + 2].offset and out[i + 1].offset not in targeted
+                and out[i + 1].offset < ins.target <= out[i + 2].offset  # (past dropped NOPs)
+                and out[i + 1].offset not in targeted
                 and out[i + 1].offset != out[i + 2].offset):
             implicit = IMPLICIT_BACK if out[i + 1].line == ins.line else EXPLICIT_BACK
             keep.append(Instr(V.INVERSE_COND[ins.opname], ins.arg, ins.argval, ins.offset,

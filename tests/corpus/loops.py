@@ -349,3 +349,24 @@ def for_try_except_pass_else(names):
         else:
             out[name] = value
     return out
+
+
+@case(([1, 2, 1, 3], 1), ([], 0), (["a", "b"], "b"))
+def loop_ends_in_if_or(a, b):
+    count = 0
+    for i in a:
+        if i is b or i == b:
+            count += 1
+    return count
+
+
+@case((["x", "None", "y"], {}), ([], {}))
+def loop_continue_then_try(names, ns):
+    for name in names:
+        if name in ('None', 'True'):
+            continue
+        try:
+            ns[name] = {'x': 1}[name]
+        except KeyError:
+            ns[name] = None
+    return ns
