@@ -258,8 +258,10 @@ def _fix(stmts):
             if len(s.body) == 1 and isinstance(s.body[0], type(s)) and not getattr(s, "_no_merge", False):
                 s.items = s.items + s.body[0].items
                 s.body = s.body[0].body
-        if isinstance(s, ast.If) and s.orelse and s.body and (
-                isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or _is_assert_false(s.body[-1])):
+        kept = getattr(s, "_else_kept", None)
+        if isinstance(s, ast.If) and s.orelse and s.body and not kept and (
+                kept is False or isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or
+                _is_assert_false(s.body[-1])):
             # `if c: return x` `else: rest` compiles exactly like `if c: return x` `rest`
             rest = s.orelse
             s.orelse = []

@@ -442,6 +442,9 @@ class Emitter:
             # both are jumps (compound conditions): put the nearer block first
             if t_false < t_true:
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
+        dead_jump = self._dead_else_jump(then_first, else_first) if V.KEEPS_DEAD_JUMPS else None
+        if dead_jump is not None and merge == ctx.stop:
+            merge = self._dead_jump_end(dead_jump, else_first, ctx)
         while True:
             sub = ctx.but(stop=merge) if merge is not None else ctx
             then_stmts, then_stack = self.seq(then_first, sub, stack)
@@ -464,6 +467,9 @@ class Emitter:
                                          function=self.code.co_name)
             break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
+        if V.KEEPS_DEAD_JUMPS and else_stmts and then_stack is None:
+            # the body never goes on: `else:` was written exactly when its jump is left
+            node._else_kept = dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx)
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:
@@ -474,6 +480,54 @@ class Emitter:
             return [node], merge, None if merge is None else list(stack)
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
+
+    def _dead_else_jump(self, then_first, else_first):
+        """Up to 3.9: the unreachable jump laid out right before ``else_first`` that ended
+        an if body which never goes on (`if c: raise X` `else: ...`), or None."""
+        if then_first is None or else_first is None or then_first >= else_first:
+            return None
+        prev = self.cfg.order.index(else_first) - 1 if else_first in self.cfg.blocks else -1
+        if prev <= 0:
+            return None
+        blk = self.cfg[self.cfg.order[prev]]
+        if blk.id < then_first or not self._lone_dead_jump(blk):
+            return None
+        return blk
+
+    def _lone_dead_jump(self, blk):
+        """A block that is nothing but a jump nothing reaches (3.8: but the end of an
+        except chain, an END_FINALLY that only falls through when no exception is on)."""
+        if len(blk.instrs) != 1 or blk.last.opname != "JUMP" or \
+                any(e.target == blk.id for e in self.cfg.entries):
+            return False
+        return all(self.cfg[p].instrs[-1].opname == "END_FINALLY" for p in blk.preds)
+
+    def _jump_statement_end(self, dead_jump, then_stmts, ctx):
+        """Whether the dead jump may be the `continue`/`break` ending the if body itself
+        (its other jumps were threaded past it) rather than the jump over an `else`: it
+        goes where that statement goes, and the body does not visibly end otherwise."""
+        loop = ctx.loop
+        target = self.cfg.target(dead_jump.last)
+        if loop is None:
+            return False
+        if target in loop.continue_targets:
+            other = ast.Break
+        elif target == loop.follow:
+            other = ast.Continue
+        else:
+            return False
+        return not (then_stmts and isinstance(then_stmts[-1], (ast.Return, ast.Raise, other)))
+
+    def _dead_jump_end(self, blk, else_first, ctx):
+        """Where the if statement whose body ended in the dead jump ``blk`` ends: the
+        jump's target when the else code goes on to it within the enclosing construct,
+        else where that construct ends."""
+        end = self.cfg.target(blk.last)
+        if end is None or end <= else_first or (ctx.stop is not None and end > ctx.stop):
+            return ctx.stop
+        if end not in self.cfg.reachable(else_first, ctx.sinks() - {end}, ctx.region):
+            return ctx.stop
+        return end
 
     def _bare_return(self, bid):
         """Whether block ``bid`` only returns the value on top of the stack."""

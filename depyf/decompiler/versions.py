@@ -76,6 +76,12 @@ HANDLER_CODE_COVERED = HAS_EXCEPTION_TABLE
 # an `if c: break` there).
 WHILE_TESTS_AT_HEAD = PY < (3, 10)
 
+# Up to 3.9 unreachable code stays in place: the peephole optimizer only drops what follows
+# a `return` up to the next jump target. So the jump that ends an if body before its
+# `else` survives a `raise` (and a `return` that a jump target follows); 3.10+ removes
+# all unreachable code.
+KEEPS_DEAD_JUMPS = PY < (3, 10)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 

@@ -257,3 +257,14 @@ def assert_false_alone(n):
     if n:
         return n
     assert False
+
+
+@case((1, 1, "s"), (0, 0, None), (1, 0, None), (0, 1, "t"))
+def elif_after_raise(a, b, s):
+    if a and b:
+        raise ValueError("both")
+    elif not a and not b:
+        raise ValueError("neither")
+    elif a:
+        s = a
+    return s
