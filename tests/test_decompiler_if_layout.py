@@ -81,6 +81,16 @@ SOURCES = [
                 c = c.parent
         return rv
     """,
+    # 3.8: an assert of a comparison (an if would negate the operator instead)
+    """
+    def f(T, S, memo):
+        assert T is not bool, "initial type T is bool"
+        assert id(S) not in memo
+        assert isinstance(T, int) and T >= 0, "lineno"
+        if T is None:
+            raise AssertionError("kept an if")
+        return T
+    """,
     # an if/else ending a loop body whose if part raises
     """
     def f(obj, changes):

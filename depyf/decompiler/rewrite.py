@@ -10,6 +10,7 @@ import ast
 
 from ..errors import DecompilationError
 from . import symbolic as S
+from . import versions as V
 
 ESCAPES = (ast.Return, ast.Break, ast.Continue)
 
@@ -303,12 +304,27 @@ def _as_assert(s):
         return None
     node = s.body[0]
     if isinstance(node, ast.Raise):
-        node = _raise_as_assert(node)
+        node = _raise_as_assert(node) or _global_raise_as_assert(s, node)
     elif not _is_assert_false(node):
         return None
     if node is not None:
         node.test = S.negate(s.test)
     return node
+
+
+def _global_raise_as_assert(s, node):
+    """3.8: `if not c: raise AssertionError(msg)` whose jump skips the raise when c is true
+    is `assert c, msg`; written as an if, a negated comparison would compile to the
+    opposite operator and jump (`not (a is b)` is folded into `a is not b`)."""
+    if not V.ASSERT_LOADS_GLOBAL or not getattr(s, "_jumps_if_true", False) or node.cause is not None:
+        return None
+    exc, msg = node.exc, None
+    if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords and \
+            not isinstance(exc.args[0], ast.Starred):
+        exc, msg = exc.func, exc.args[0]
+    if not (isinstance(exc, ast.Name) and exc.id == "AssertionError"):
+        return None
+    return ast.Assert(test=S.const(False), msg=msg)
 
 
 def _is_assert_false(s):

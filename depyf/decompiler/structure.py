@@ -467,6 +467,7 @@ class Emitter:
                                          function=self.code.co_name)
             break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
+        node._jumps_if_true = cond is not test  # the body is what a true test jumps over
         if V.KEEPS_DEAD_JUMPS and else_stmts and then_stack is None:
             # the body never goes on: `else:` was written exactly when its jump is left
             node._else_kept = dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx)
