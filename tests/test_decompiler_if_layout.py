@@ -91,6 +91,14 @@ SOURCES = [
             raise AssertionError("kept an if")
         return T
     """,
+    # a compound test at the end of a loop body: its false jumps go back to the head
+    """
+    def f(self, dest):
+        for action in self._actions:
+            if action.dest == dest and action.default is not None:
+                return action.default
+        return self._defaults.get(dest, None)
+    """,
     # an if/else ending a loop body whose if part raises
     """
     def f(obj, changes):

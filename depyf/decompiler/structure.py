@@ -430,7 +430,7 @@ class Emitter:
                 # the test of a conditional expression: `f(x, a if b and c else d)`
                 test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
-        test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, stack)
+        test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
         merge = self._branch_merge(test, t_true, t_false, ctx)
         then_first = t_true
         else_first = t_false
@@ -439,8 +439,10 @@ class Emitter:
         if t_false == fall and t_true != fall:
             then_first, else_first, cond = t_false, t_true, S.negate(test)
         elif t_true != fall and t_false != fall:
-            # both are jumps (compound conditions): put the nearer block first
-            if t_false < t_true:
+            # both are jumps (compound conditions): the block laid out after the last
+            # test is the body (a jump back to a loop head is no body), else the nearer
+            after = self.cfg.fall(self.cfg[max(folded)])
+            if after == t_false or (after != t_true and t_false < t_true):
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
         dead_jump = self._dead_else_jump(then_first, else_first) if V.KEEPS_DEAD_JUMPS else None
         if dead_jump is not None and merge == ctx.stop:
