@@ -99,6 +99,25 @@ SOURCES = [
                 return action.default
         return self._defaults.get(dest, None)
     """,
+    # an if body ending in a nested if whose arms leave, then elif
+    """
+    def f(self, instance):
+        if instance is None:
+            if self.abstract:
+                return self
+            raise AttributeError()
+        elif self.fget is None:
+            raise AttributeError("unreadable attribute")
+        return self.fget(instance)
+    """,
+    # if/else where only the if part goes on: the statement ends where its jump goes
+    """
+    def f(os, targetpath):
+        if hasattr(os, "mkfifo"):
+            os.mkfifo(targetpath)
+        else:
+            raise ValueError("fifo not supported by system")
+    """,
     # an if/else ending a loop body whose if part raises
     """
     def f(obj, changes):

@@ -447,6 +447,8 @@ class Emitter:
         dead_jump = self._dead_else_jump(then_first, else_first) if V.KEEPS_DEAD_JUMPS else None
         if dead_jump is not None and merge == ctx.stop:
             merge = self._dead_jump_end(dead_jump, else_first, ctx)
+        elif merge == ctx.stop and V.KEEPS_DEAD_JUMPS and not isinstance(test, S.ExcMatch):
+            merge = self._else_jump_end(then_first, else_first, ctx)
         while True:
             sub = ctx.but(stop=merge) if merge is not None else ctx
             then_stmts, then_stack = self.seq(then_first, sub, stack)
@@ -470,9 +472,12 @@ class Emitter:
             break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         node._jumps_if_true = cond is not test  # the body is what a true test jumps over
-        if V.KEEPS_DEAD_JUMPS and else_stmts and then_stack is None:
-            # the body never goes on: `else:` was written exactly when its jump is left
-            node._else_kept = dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx)
+        if V.KEEPS_DEAD_JUMPS and else_stmts:
+            # a body that never goes on: `else:` was written exactly when its jump is left
+            if dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx):
+                node._else_kept = True
+            elif then_stack is None:
+                node._else_kept = False
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:
@@ -520,6 +525,28 @@ class Emitter:
         else:
             return False
         return not (then_stmts and isinstance(then_stmts[-1], (ast.Return, ast.Raise, other)))
+
+    def _else_jump_end(self, then_first, else_first, ctx):
+        """Up to 3.9, where `if c: A` `else: B` ends when only A goes on: the target of the
+        jump ending A (laid out right before B), when B never goes on past it. (3.10+
+        moves such code; its jumps say less.)"""
+        if then_first is None or else_first is None or then_first >= else_first or \
+                else_first not in self.cfg.blocks:
+            return ctx.stop
+        k = self.cfg.order.index(else_first)
+        blk = self.cfg[self.cfg.order[k - 1]] if k > 0 else None
+        if blk is None or blk.id < then_first or blk.last.opname != "JUMP":
+            return ctx.stop
+        end = self.cfg.target(blk.last)
+        sinks = ctx.sinks()
+        if end is None or end <= else_first or end in sinks or \
+                (ctx.stop is not None and end > ctx.stop) or \
+                (ctx.region is not None and end not in ctx.region) or \
+                (ctx.loop is not None and end not in ctx.loop.body):
+            return ctx.stop
+        if any(b >= end for b in self.cfg.reachable(else_first, sinks, ctx.region)):
+            return ctx.stop
+        return end
 
     def _dead_jump_end(self, blk, else_first, ctx):
         """Where the if statement whose body ended in the dead jump ``blk`` ends: the
