@@ -118,6 +118,26 @@ SOURCES = [
         else:
             raise ValueError("fifo not supported by system")
     """,
+    # an if/elif/else ending the function, its last arm several statements
+    """
+    def f(self, section, option):
+        if not section or section == self.default_section:
+            option = self.optionxform(option)
+            return option in self._defaults
+        elif section not in self._sections:
+            return False
+        else:
+            option = self.optionxform(option)
+            return option in self._sections[section] or option in self._defaults
+    """,
+    # up to 3.9 a `return None` in an arm was written, not copied
+    """
+    def f(self, endtime):
+        if endtime is None:
+            return None
+        else:
+            return endtime - self.now()
+    """,
     # an if/else ending a loop body whose if part raises
     """
     def f(obj, changes):

@@ -178,6 +178,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
                 _leaves(stmts[-2].body[-1]):
             last = stmts.pop()
             stmts[-1].orelse = [last]
+        _tail_into_else(stmts)
     if is_function:
         if unreachable_tail_return and len(stmts) >= 2 and _is_return_none(stmts[-1]) and \
                 isinstance(stmts[-2], ast.If):
@@ -189,8 +190,32 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
                 return stmts
         while stmts and _is_return_none(stmts[-1]):
             stmts.pop()
-        _strip_tail_returns(stmts)
+        if V.COPIES_IMPLICIT_RETURN:
+            _strip_tail_returns(stmts)
+        else:
+            _strip_tail_returns(stmts, lambda s: _is_return_none(s) and getattr(s, "_at_end", False))
     return stmts or [ast.Pass()]
+
+
+def _tail_into_else(stmts):
+    """The unreachable `return None` after a function's end had a jump target before it:
+    the end of an if statement whose last arm leaves. Statements that end the function
+    after the nearest if whose body leaves were that if's `else` (the same code but for
+    the label)."""
+    if len(stmts) < 3 or not _leaves(stmts[-1]) or _is_return_none(stmts[-1]) or \
+            isinstance(stmts[-1], ast.If):
+        return
+    for k in range(len(stmts) - 2, -1, -1):
+        s = stmts[k]
+        if isinstance(s, ast.If):
+            while len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
+                s = s.orelse[0]
+            if not s.orelse and s.body and _leaves(s.body[-1]):
+                s.orelse = stmts[k + 1:]
+                del stmts[k + 1:]
+            return
+        if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
+            return
 
 
 def _leaves(stmt):
@@ -202,35 +227,38 @@ def _leaves(stmt):
     return False
 
 
-def _strip_tail_returns(stmts):
-    """3.11+ copies the implicit `return None` into every arm that falls off the end."""
+def _strip_tail_returns(stmts, is_implicit=None):
+    """3.10+ copies the implicit `return None` into every arm that falls off the end;
+    up to 3.9 an arm only ends in it when the structure took in the function's last
+    instruction (``is_implicit`` tells those apart)."""
+    is_implicit = is_implicit or _is_return_none
     if not stmts:
         return
     last = stmts[-1]
     if isinstance(last, ast.If):
         for field in ("body", "orelse"):
             arm = getattr(last, field)
-            while arm and _is_return_none(arm[-1]):
+            while arm and is_implicit(arm[-1]):
                 arm.pop()
-            _strip_tail_returns(arm)
+            _strip_tail_returns(arm, is_implicit)
         if not last.body:
             last.body = [ast.Pass()]
     elif isinstance(last, _TRY_KINDS):
         for arm in [last.body, last.orelse] + [h.body for h in last.handlers]:
             if last.finalbody:
                 break
-            while arm and _is_return_none(arm[-1]):
+            while arm and is_implicit(arm[-1]):
                 arm.pop()
-            _strip_tail_returns(arm)
+            _strip_tail_returns(arm, is_implicit)
             if not arm and arm is last.body:
                 arm.append(ast.Pass())
         for h in last.handlers:
             if not h.body:
                 h.body = [ast.Pass()]
     elif isinstance(last, (ast.With, ast.AsyncWith)):
-        while last.body and _is_return_none(last.body[-1]):
+        while last.body and is_implicit(last.body[-1]):
             last.body.pop()
-        _strip_tail_returns(last.body)
+        _strip_tail_returns(last.body, is_implicit)
         if not last.body:
             last.body = [ast.Pass()]
 

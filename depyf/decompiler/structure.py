@@ -345,7 +345,11 @@ class Emitter:
                 continue
             if op == "RETURN_VALUE":
                 value = stack.pop()
-                out.append(ast.Return(value=value))
+                ret = ast.Return(value=value)
+                # the function's own last instruction: its implicit `return None`, when
+                # a path that falls off the end brings it into a statement
+                ret._at_end = last.index == len(self.cfg.instrs) - 1
+                out.append(ret)
                 return out, None
             if op == "RAISE_VARARGS":
                 out.append(self._raise(last.arg, stack))

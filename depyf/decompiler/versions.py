@@ -82,6 +82,10 @@ WHILE_TESTS_AT_HEAD = PY < (3, 10)
 # all unreachable code.
 KEEPS_DEAD_JUMPS = PY < (3, 10)
 
+# 3.10+ copies the implicit `return None` into each arm that falls off a function's end;
+# up to 3.9 a `return None` inside an arm was written.
+COPIES_IMPLICIT_RETURN = PY >= (3, 10)
+
 # 3.8 raises a failed assert's AssertionError through LOAD_GLOBAL (3.9+: its own
 # LOAD_ASSERTION_ERROR): `assert c` is then the same code as `if not c: raise AssertionError`.
 ASSERT_LOADS_GLOBAL = PY < (3, 9)
