@@ -11,6 +11,7 @@ import copy as _copy
 
 from ..errors import DecompilationError
 from . import symbolic as S
+from . import versions as V
 
 ESCAPES = (ast.Return, ast.Break, ast.Continue)
 
@@ -270,6 +271,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
                 _leaves(stmts[-2].body[-1]):
             last = stmts.pop()
             stmts[-1].orelse = [last]
+        _tail_into_else(stmts)
     if is_function:
         if unreachable_tail_return and len(stmts) >= 2 and _is_return_none(stmts[-1]) and \
                 isinstance(stmts[-2], ast.If):
@@ -281,7 +283,10 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
                 return stmts
         while stmts and _is_return_none(stmts[-1]):
             stmts.pop()
-        _strip_tail_returns(stmts)
+        if V.COPIES_IMPLICIT_RETURN:
+            _strip_tail_returns(stmts)
+        else:
+            _strip_tail_returns(stmts, lambda s: _is_return_none(s) and getattr(s, "_at_end", False))
     return stmts or [ast.Pass()]
 
 
@@ -294,6 +299,27 @@ def _refuse_pending_branches(stmts):
         _recurse(s, lambda body: (_refuse_pending_branches(body), body)[1])
 
 
+def _tail_into_else(stmts):
+    """The unreachable `return None` after a function's end had a jump target before it:
+    the end of an if statement whose last arm leaves. Statements that end the function
+    after the nearest if whose body leaves were that if's `else` (the same code but for
+    the label)."""
+    if len(stmts) < 3 or not _leaves(stmts[-1]) or _is_return_none(stmts[-1]) or \
+            isinstance(stmts[-1], ast.If):
+        return
+    for k in range(len(stmts) - 2, -1, -1):
+        s = stmts[k]
+        if isinstance(s, ast.If):
+            while len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
+                s = s.orelse[0]
+            if not s.orelse and s.body and _leaves(s.body[-1]):
+                s.orelse = stmts[k + 1:]
+                del stmts[k + 1:]
+            return
+        if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
+            return
+
+
 def _leaves(stmt):
     """A statement after which control never goes on to the next one."""
     if isinstance(stmt, (ast.Return, ast.Raise)):
@@ -303,35 +329,38 @@ def _leaves(stmt):
     return False
 
 
-def _strip_tail_returns(stmts):
-    """3.11+ copies the implicit `return None` into every arm that falls off the end."""
+def _strip_tail_returns(stmts, is_implicit=None):
+    """3.10+ copies the implicit `return None` into every arm that falls off the end;
+    up to 3.9 an arm only ends in it when the structure took in the function's last
+    instruction (``is_implicit`` tells those apart)."""
+    is_implicit = is_implicit or _is_return_none
     if not stmts:
         return
     last = stmts[-1]
     if isinstance(last, ast.If):
         for field in ("body", "orelse"):
             arm = getattr(last, field)
-            while arm and _is_return_none(arm[-1]):
+            while arm and is_implicit(arm[-1]):
                 arm.pop()
-            _strip_tail_returns(arm)
+            _strip_tail_returns(arm, is_implicit)
         if not last.body:
             last.body = [ast.Pass()]
     elif isinstance(last, _TRY_KINDS):
         for arm in [last.body, last.orelse] + [h.body for h in last.handlers]:
             if last.finalbody:
                 break
-            while arm and _is_return_none(arm[-1]):
+            while arm and is_implicit(arm[-1]):
                 arm.pop()
-            _strip_tail_returns(arm)
+            _strip_tail_returns(arm, is_implicit)
             if not arm and arm is last.body:
                 arm.append(ast.Pass())
         for h in last.handlers:
             if not h.body:
                 h.body = [ast.Pass()]
     elif isinstance(last, (ast.With, ast.AsyncWith)):
-        while last.body and _is_return_none(last.body[-1]):
+        while last.body and is_implicit(last.body[-1]):
             last.body.pop()
-        _strip_tail_returns(last.body)
+        _strip_tail_returns(last.body, is_implicit)
         if not last.body:
             last.body = [ast.Pass()]
 
@@ -367,9 +396,10 @@ def _fix(stmts):
             if len(s.body) == 1 and isinstance(s.body[0], type(s)) and not getattr(s, "_no_merge", False):
                 s.items = s.items + s.body[0].items
                 s.body = s.body[0].body
-        if isinstance(s, ast.If) and s.orelse and s.body and (
-                isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or _is_assert_false(s.body[-1])) \
-                and not _falls_off_end(s):
+        kept = getattr(s, "_else_kept", None)
+        if isinstance(s, ast.If) and s.orelse and s.body and not kept and (
+                kept is False or isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or
+                _is_assert_false(s.body[-1])) and not _falls_off_end(s):
             # `if c: return x` `else: rest` compiles exactly like `if c: return x` `rest`
             rest = s.orelse
             s.orelse = []
@@ -444,12 +474,27 @@ def _as_assert(s):
         return None
     node = s.body[0]
     if isinstance(node, ast.Raise):
-        node = _raise_as_assert(node)
+        node = _raise_as_assert(node) or _global_raise_as_assert(s, node)
     elif not _is_assert_false(node):
         return None
     if node is not None:
         node.test = S.negate(s.test)
     return node
+
+
+def _global_raise_as_assert(s, node):
+    """3.8: `if not c: raise AssertionError(msg)` whose jump skips the raise when c is true
+    is `assert c, msg`; written as an if, a negated comparison would compile to the
+    opposite operator and jump (`not (a is b)` is folded into `a is not b`)."""
+    if not V.ASSERT_LOADS_GLOBAL or not getattr(s, "_jumps_if_true", False) or node.cause is not None:
+        return None
+    exc, msg = node.exc, None
+    if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords and \
+            not isinstance(exc.args[0], ast.Starred):
+        exc, msg = exc.func, exc.args[0]
+    if not (isinstance(exc, ast.Name) and exc.id == "AssertionError"):
+        return None
+    return ast.Assert(test=S.const(False), msg=msg)
 
 
 def _is_assert_false(s):

@@ -359,7 +359,11 @@ class Emitter:
                 bid = self.cfg.target(last)
                 continue
             if op == "RETURN_VALUE":
-                out.append(self._return(last, stack.pop()))
+                ret = self._return(last, stack.pop())
+                # the function's own last instruction: its implicit `return None`, when
+                # a path that falls off the end brings it into a statement
+                ret._at_end = last.index == len(self.cfg.instrs) - 1
+                out.append(ret)
                 return out, None
             if op == "RAISE_VARARGS":
                 out.append(self._raise(last.arg, stack))
@@ -534,13 +538,23 @@ class Emitter:
         elif t_false == fall and t_true != fall:
             then_first, else_first, cond = t_false, t_true, S.negate(test)
         elif t_true != fall and t_false != fall:
-            # both are jumps (compound conditions): put the nearer block first, but the
-            # end of the loop body the tests jumped back from is never an arm of its own
+            # both are jumps (compound conditions): the end of the loop body the tests
+            # jumped back from is never an arm of its own (3.12+); else the block laid
+            # out after the last test is the body (a jump back to a loop head is no
+            # body), else the nearer one
             back = self._implicit_back(folded)
+            after = self.cfg.fall(self.cfg[max(folded)])
             if t_true in back and t_false not in back:
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
-            elif t_false < t_true and not (t_false in back and t_true not in back):
+            elif t_false in back and t_true not in back:
+                pass
+            elif after == t_false or (after != t_true and t_false < t_true):
                 then_first, else_first, cond = t_false, t_true, S.negate(test)
+        dead_jump = self._dead_else_jump(then_first, else_first) if V.KEEPS_DEAD_JUMPS else None
+        if dead_jump is not None and merge == ctx.stop:
+            merge = self._dead_jump_end(dead_jump, else_first, ctx)
+        elif merge == ctx.stop and V.KEEPS_DEAD_JUMPS and not isinstance(test, S.ExcMatch):
+            merge = self._else_jump_end(then_first, else_first, ctx)
         while True:
             sub = ctx.but(stop=merge) if merge is not None else ctx
             then_stmts, then_stack = self.seq(then_first, sub, stack)
@@ -566,6 +580,13 @@ class Emitter:
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
             node._test_own_line = True
+        node._jumps_if_true = cond is not test  # the body is what a true test jumps over
+        if V.KEEPS_DEAD_JUMPS and else_stmts:
+            # a body that never goes on: `else:` was written exactly when its jump is left
+            if dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx):
+                node._else_kept = True
+            elif then_stack is None:
+                node._else_kept = False
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:
@@ -604,6 +625,77 @@ class Emitter:
             if last.extra == IMPLICIT_BACK and last.opname in COND:
                 out.add(self.cfg.target(last))
         return out
+
+
+    def _dead_else_jump(self, then_first, else_first):
+        """Up to 3.9: the unreachable jump laid out right before ``else_first`` that ended
+        an if body which never goes on (`if c: raise X` `else: ...`), or None."""
+        if then_first is None or else_first is None or then_first >= else_first:
+            return None
+        prev = self.cfg.order.index(else_first) - 1 if else_first in self.cfg.blocks else -1
+        if prev <= 0:
+            return None
+        blk = self.cfg[self.cfg.order[prev]]
+        if blk.id < then_first or not self._lone_dead_jump(blk):
+            return None
+        return blk
+
+    def _lone_dead_jump(self, blk):
+        """A block that is nothing but a jump nothing reaches (3.8: but the end of an
+        except chain, an END_FINALLY that only falls through when no exception is on)."""
+        if len(blk.instrs) != 1 or blk.last.opname != "JUMP" or \
+                any(e.target == blk.id for e in self.cfg.entries):
+            return False
+        return all(self.cfg[p].instrs[-1].opname == "END_FINALLY" for p in blk.preds)
+
+    def _jump_statement_end(self, dead_jump, then_stmts, ctx):
+        """Whether the dead jump may be the `continue`/`break` ending the if body itself
+        (its other jumps were threaded past it) rather than the jump over an `else`: it
+        goes where that statement goes, and the body does not visibly end otherwise."""
+        loop = ctx.loop
+        target = self.cfg.target(dead_jump.last)
+        if loop is None:
+            return False
+        if target in loop.continue_targets:
+            other = ast.Break
+        elif target == loop.follow:
+            other = ast.Continue
+        else:
+            return False
+        return not (then_stmts and isinstance(then_stmts[-1], (ast.Return, ast.Raise, other)))
+
+    def _else_jump_end(self, then_first, else_first, ctx):
+        """Up to 3.9, where `if c: A` `else: B` ends when only A goes on: the target of the
+        jump ending A (laid out right before B), when B never goes on past it. (3.10+
+        moves such code; its jumps say less.)"""
+        if then_first is None or else_first is None or then_first >= else_first or \
+                else_first not in self.cfg.blocks:
+            return ctx.stop
+        k = self.cfg.order.index(else_first)
+        blk = self.cfg[self.cfg.order[k - 1]] if k > 0 else None
+        if blk is None or blk.id < then_first or blk.last.opname != "JUMP":
+            return ctx.stop
+        end = self.cfg.target(blk.last)
+        sinks = ctx.sinks()
+        if end is None or end <= else_first or end in sinks or \
+                (ctx.stop is not None and end > ctx.stop) or \
+                (ctx.region is not None and end not in ctx.region) or \
+                (ctx.loop is not None and end not in ctx.loop.body):
+            return ctx.stop
+        if any(b >= end for b in self.cfg.reachable(else_first, sinks, ctx.region)):
+            return ctx.stop
+        return end
+
+    def _dead_jump_end(self, blk, else_first, ctx):
+        """Where the if statement whose body ended in the dead jump ``blk`` ends: the
+        jump's target when the else code goes on to it within the enclosing construct,
+        else where that construct ends."""
+        end = self.cfg.target(blk.last)
+        if end is None or end <= else_first or (ctx.stop is not None and end > ctx.stop):
+            return ctx.stop
+        if end not in self.cfg.reachable(else_first, ctx.sinks() - {end}, ctx.region):
+            return ctx.stop
+        return end
 
     def _bare_return(self, bid):
         """Whether block ``bid`` only returns the value on top of the stack."""

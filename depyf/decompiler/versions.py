@@ -85,6 +85,20 @@ HANDLERS_AT_END = PY >= (3, 12)
 # expression (`return a if c else None`) whose shared exit block was copied into each arm.
 RETURN_CONST_FUSED = PY >= (3, 12)
 
+# Up to 3.9 unreachable code stays in place: the peephole optimizer only drops what follows
+# a `return` up to the next jump target. So the jump that ends an if body before its
+# `else` survives a `raise` (and a `return` that a jump target follows); 3.10+ removes
+# all unreachable code.
+KEEPS_DEAD_JUMPS = PY < (3, 10)
+
+# 3.10+ copies the implicit `return None` into each arm that falls off a function's end;
+# up to 3.9 a `return None` inside an arm was written.
+COPIES_IMPLICIT_RETURN = PY >= (3, 10)
+
+# 3.8 raises a failed assert's AssertionError through LOAD_GLOBAL (3.9+: its own
+# LOAD_ASSERTION_ERROR): `assert c` is then the same code as `if not c: raise AssertionError`.
+ASSERT_LOADS_GLOBAL = PY < (3, 9)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 

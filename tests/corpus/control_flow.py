@@ -286,3 +286,14 @@ def if_else_falls_off_end(a, b):
         out.append(3 if b else 4)
     if b: return
     out.append(a)
+
+
+@case((1, 1, "s"), (0, 0, None), (1, 0, None), (0, 1, "t"))
+def elif_after_raise(a, b, s):
+    if a and b:
+        raise ValueError("both")
+    elif not a and not b:
+        raise ValueError("neither")
+    elif a:
+        s = a
+    return s
