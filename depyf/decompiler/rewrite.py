@@ -590,7 +590,7 @@ def _compound_while(s):
 
 
 def _drop_trailing_continue(body):
-    while body and isinstance(body[-1], ast.Continue):
+    while body and isinstance(body[-1], ast.Continue) and not getattr(body[-1], "_explicit", False):
         body.pop()
     if body and isinstance(body[-1], ast.If):
         last = body[-1]

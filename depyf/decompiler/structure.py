@@ -260,6 +260,7 @@ class Emitter:
         stack = list(stack)
         first = enter
         visited = set()
+        came_by = None  # the jump that led to ``bid``
         while True:
             if bid is None:
                 return out, stack
@@ -272,7 +273,10 @@ class Emitter:
             visited.add(bid)
             if ctx.loop is not None and not first:
                 if bid in ctx.loop.continue_targets:
-                    out.append(ast.Continue())
+                    node = ast.Continue()
+                    if self._continue_in_clause(came_by):
+                        node._explicit = True
+                    out.append(node)
                     return out, None
                 if bid == ctx.loop.follow:
                     out.append(ast.Break())
@@ -357,6 +361,7 @@ class Emitter:
             op = last.opname
             if op == "JUMP":
                 bid = self.cfg.target(last)
+                came_by = last
                 continue
             if op == "RETURN_VALUE":
                 ret = self._return(last, stack.pop())
@@ -1610,6 +1615,44 @@ class Emitter:
                    self.cfg[b].last.opname not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
                    for b in self.region_of(entry))
 
+
+    def _continue_in_clause(self, jump):
+        """Whether ``jump`` is a `continue` written in an except clause (up to 3.10): the
+        clause's own end, a dead `POP_EXCEPT; JUMP`, follows it. (The source keeps it even
+        as the last statement of the loop body.)"""
+        if not V.KEEPS_DEAD_JUMPS or jump is None or jump.index < 1 or \
+                self.cfg.instrs[jump.index - 1].opname != "POP_EXCEPT":
+            return False
+        nxt = self.cfg.blocks.get(jump.index + 1)
+        return nxt is not None and not nxt.preds and nxt.instrs[0].opname == "POP_EXCEPT"
+
+    def _clauses_end_at_loop_head(self, entry, ctx):
+        """The loop head that an except clause's own end jumps to, else None.
+
+        Up to 3.10 a clause ends `POP_EXCEPT; JUMP end-of-try`, the jump retargeted to the
+        loop head when the try ends the loop body. A `continue` in the clause is the same
+        pair, followed by the clause's own (dead) POP_EXCEPT and jump: that one is not."""
+        if self._handler_is_finally(entry) or not V.KEEPS_DEAD_JUMPS:
+            return None
+        heads, seen, work = set(), set(), [entry.target]
+        while work:
+            b = work.pop()
+            if b in seen or b not in self.cfg.blocks or b in ctx.sinks():
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            ops = [i.opname for i in blk.instrs]
+            if "POP_EXCEPT" in ops:
+                last = blk.last
+                if ops[-2:] == ["POP_EXCEPT", "JUMP"] and not self._continue_in_clause(last):
+                    heads.add(self.cfg.target(last))
+                continue
+            if ops[-1] not in ("END_FINALLY", "RERAISE"):  # (the exception goes on: not a clause)
+                work.extend(blk.succs)
+        if len(heads) == 1 and heads <= ctx.loop.continue_targets:
+            return heads.pop()
+        return None
+
     def _handler_is_finally(self, entry):
         """A finally handler re-raises without ever testing the exception's type."""
         i = entry.target
@@ -1734,6 +1777,12 @@ class Emitter:
                     and not self._falls_into_else(entry, exit_block):
                 # 3.12+ moves handlers to the end: the body runs straight on
                 follow = exit_block
+        if ctx.loop is not None and body_stack is not None and exit_block is not None and \
+                follow in (None, exit_block, self.cfg.through_jumps(exit_block)):
+            head = self._clauses_end_at_loop_head(entry, ctx)
+            if head is not None and head != self.cfg.through_jumps(exit_block):
+                # the try ends the loop body: the code the body goes on to is its else
+                follow = head
         hctx = ctx.but(stop=follow)
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
         if hstack is not None and follow is not None and \

@@ -370,3 +370,28 @@ def loop_continue_then_try(names, ns):
         except KeyError:
             ns[name] = None
     return ns
+
+
+@case((["real", "nope", "imag"],))
+def for_try_else_ends_body(attrs):
+    out = []
+    for attr in attrs:
+        try:
+            value = getattr(1, attr)
+        except AttributeError:
+            pass
+        else:
+            out.append(value)
+    return out
+
+
+@case((["real", "nope", "imag"],))
+def for_except_continue_ends_body(attrs):
+    out = []
+    for attr in attrs:
+        out.append(attr)
+        try:
+            out.append(getattr(1, attr))
+        except AttributeError:
+            continue
+    return out
