@@ -272,6 +272,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
             last = stmts.pop()
             stmts[-1].orelse = [last]
         _tail_into_else(stmts)
+        _tail_into_try_else(stmts)
     if is_function:
         if unreachable_tail_return and len(stmts) >= 2 and _is_return_none(stmts[-1]) and \
                 isinstance(stmts[-2], ast.If):
@@ -318,6 +319,25 @@ def _tail_into_else(stmts):
             return
         if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
             return
+
+
+def _tail_into_try_else(stmts):
+    """`try: A` `except: return x` `else: B; return y` ends the function with the try, so
+    the compiler appends its `return None`; written after the try, B would end it. When
+    every clause leaves, only the body goes on to B: B is the else (the same code)."""
+    k = len(stmts) - 1
+    while k >= 0 and not isinstance(stmts[k], _TRY_KINDS):
+        if isinstance(stmts[k], (ast.If, ast.For, ast.While, ast.With, ast.AsyncFor, ast.AsyncWith)):
+            return
+        k -= 1
+    if k < 0 or k == len(stmts) - 1 or not _leaves(stmts[-1]):
+        return
+    node = stmts[k]
+    if node.orelse or node.finalbody or not node.handlers or \
+            not all(h.body and _leaves(h.body[-1]) for h in node.handlers):
+        return
+    node.orelse = stmts[k + 1:]
+    del stmts[k + 1:]
 
 
 def _leaves(stmt):
