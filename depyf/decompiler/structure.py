@@ -1626,6 +1626,21 @@ class Emitter:
         nxt = self.cfg.blocks.get(jump.index + 1)
         return nxt is not None and not nxt.preds and nxt.instrs[0].opname == "POP_EXCEPT"
 
+    def _returns_const_in_body(self, entry, exit_block):
+        """Up to 3.9 `return <constant>` in a try body pops the block first and loads the
+        value after it: `POP_BLOCK; LOAD_CONST; RETURN_VALUE`, where a body that goes on
+        has `POP_BLOCK; JUMP_FORWARD` (try/except) instead. That return is the body's."""
+        if V.EXIT_BLOCKS_COPIED or self.handler_kind.get(entry.target) != "try" or \
+                self._handler_is_finally(entry):
+            return False
+        instrs = self.cfg.instrs
+        for b in self.region_of(entry):
+            blk = self.cfg[b]
+            if blk.last.opname == "POP_BLOCK" and self.cfg.fall(blk) == exit_block:
+                tail = [i.opname for i in instrs[blk.end:blk.end + 2]]
+                return tail == ["LOAD_CONST", "RETURN_VALUE"]
+        return False
+
     def _clauses_end_at_loop_head(self, entry, ctx):
         """The loop head that an except clause's own end jumps to, else None.
 
@@ -1733,6 +1748,11 @@ class Emitter:
                 if ret is not None:
                     body.append(ret)
                     body_stack, exit_block = None, None
+        if body_stack is not None and exit_block is not None and self._returns_const_in_body(entry, exit_block):
+            more, st = self.seq(exit_block, ctx, body_stack)
+            if st is None:
+                body.extend(more)
+                body_stack, exit_block = None, None
         if self._is_star_handler(entry.target):
             return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
         handler_stack = stack[:entry.depth] if self._is_311() else list(stack)

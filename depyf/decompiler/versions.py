@@ -99,6 +99,10 @@ COPIES_IMPLICIT_RETURN = PY >= (3, 10)
 # LOAD_ASSERTION_ERROR): `assert c` is then the same code as `if not c: raise AssertionError`.
 ASSERT_LOADS_GLOBAL = PY < (3, 9)
 
+# 3.10+ copies a small exit block (`return <constant>`) into the blocks that jump to it:
+# such a copy can follow a try body's POP_BLOCK where the source returns after the try.
+EXIT_BLOCKS_COPIED = PY >= (3, 10)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 
