@@ -1448,7 +1448,33 @@ class Emitter:
             # the exit runs, then returned: the return belongs in the body
             node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [tail_stmts[0]]
             return [node], None, None
+        ret = self._const_return_after_exit(tail_stmts, nxt)
+        if ret is not None:
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
+            return [node], None, None
         return [node] + tail_stmts, nxt, st
+
+    def _const_return_after_exit(self, tail_stmts, nxt):
+        """`with cm: ...; return <constant>` (up to 3.9): the exit call, the POP_BLOCKs of
+        enclosing try statements, then the value loaded and returned, with no jump between
+        (after the with, the code goes on with a jump; 3.10+ copies returns there)."""
+        if V.EXIT_BLOCKS_COPIED:
+            return None
+        if nxt is None and len(tail_stmts) == 1 and isinstance(tail_stmts[0], ast.Return) and \
+                isinstance(tail_stmts[0].value, (ast.Constant, type(None))):
+            return tail_stmts[0]
+        if tail_stmts or nxt is None or nxt < 1:
+            return None
+        instrs = self.cfg.instrs
+        if [i.opname for i in instrs[nxt:nxt + 2]] != ["LOAD_CONST", "RETURN_VALUE"] or \
+                instrs[nxt - 1].opname != "POP_BLOCK" or any(i.target == nxt for i in instrs):
+            return None
+        k = nxt - 1
+        while k > 0 and instrs[k].opname == "POP_BLOCK":
+            k -= 1
+        if not (instrs[k].opname == "POP_TOP" and instrs[k - 1].opname == "CALL" and instrs[k - 1].arg == 3):
+            return None
+        return ast.Return(value=S.const(instrs[nxt].argval))
 
     def _with_suppressed_exit(self, entry):
         """Where a with's handler continues when __exit__ returned true (or None)."""
