@@ -155,12 +155,6 @@ SNIPPETS = {
 }
 
 
-# 3.8/3.9 lay loops out differently (a slice of work of its own)
-OLD_LOOP_LAYOUT = {"for_if_and_return", "for_if_not_and_return", "for_nested_if_and",
-                   "for_if_chained_compare_return", "for_try_except_pass_else",
-                   "negated_and_keeps_is"}
-
-
 # up to 3.11 the handler lies inside the if: not fixed yet there
 HANDLERS_INLINE = {"if_try_return_except_pass"}
 
@@ -173,10 +167,8 @@ def _function(source):
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_round_trip_gives_the_same_bytecode(name, request):
-    if name in OLD_LOOP_LAYOUT and sys.version_info < (3, 10):
-        request.applymarker(pytest.mark.xfail(reason="3.8/3.9 loop layout", strict=False))
     if name in HANDLERS_INLINE and sys.version_info < (3, 12):
-        request.applymarker(pytest.mark.xfail(reason="handler inside the if", strict=False))
+        request.applymarker(pytest.mark.xfail(reason="handler inside the if", strict=True))
     fn = _function(SNIPPETS[name])
     text = depyf.decompile(fn)
     again = _function(text)

@@ -614,7 +614,10 @@ def _drop_trailing_continue(body):
         body.pop()
     if body and isinstance(body[-1], ast.If):
         last = body[-1]
-        _drop_trailing_continue(last.body)
+        if not getattr(last, "_else_kept", False):
+            # (`if c: continue` `else: X` keeps its continue: up to 3.9 the dead jump over
+            # the else shows it was written, see Emitter._dead_else_jump)
+            _drop_trailing_continue(last.body)
         _drop_trailing_continue(last.orelse)
         if not last.body:
             if last.orelse:

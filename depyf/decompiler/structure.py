@@ -662,12 +662,20 @@ class Emitter:
         if loop is None:
             return False
         if target in loop.continue_targets:
-            other = ast.Break
+            # (right after a body's own `continue`, a dead jump back is the jump over an
+            # else: the end of the if statement ends the loop body)
+            ends = (ast.Return, ast.Raise, ast.Break)
+            k = self.cfg.order.index(dead_jump.id)
+            before = self.cfg[self.cfg.order[k - 1]] if k > 0 else None
+            if before is not None and before.preds and before.last.opname == "JUMP" and \
+                    self.cfg.target(before.last) == target:
+                ends += (ast.Continue,)
         elif target == loop.follow:
-            other = ast.Continue
+            # (after a `continue`, a dead jump out of the loop is a `break` statement)
+            ends = (ast.Return, ast.Raise, ast.Break)
         else:
             return False
-        return not (then_stmts and isinstance(then_stmts[-1], (ast.Return, ast.Raise, other)))
+        return not (then_stmts and isinstance(then_stmts[-1], ends))
 
     def _else_jump_end(self, then_first, else_first, ctx):
         """Up to 3.9, where `if c: A` `else: B` ends when only A goes on: the target of the

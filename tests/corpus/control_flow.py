@@ -297,3 +297,10 @@ def elif_after_raise(a, b, s):
     elif a:
         s = a
     return s
+
+
+@case(("error", None), ("bogus", None), ("ignore", 1))
+def assert_in_and_is(action, group):
+    assert action in ("error", "ignore"), "invalid action: %r" % (action,)
+    assert group is None
+    return action

@@ -395,3 +395,27 @@ def for_except_continue_ends_body(attrs):
         except AttributeError:
             continue
     return out
+
+
+@case(([1, None, 0, 2],), ([None],))
+def for_continue_then_elif(xs):
+    out = []
+    for x in xs:
+        if x is None:
+            continue
+        elif x:
+            out.append(x)
+        out.append(-1)
+    return out
+
+
+@case(([1, 2, None, 3],), ([],))
+def for_break_then_else(xs):
+    out = []
+    for x in xs:
+        if x is None:
+            break
+        else:
+            out.append(x)
+        out.append(0)
+    return out
