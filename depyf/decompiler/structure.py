@@ -406,10 +406,12 @@ class Emitter:
         conditional expression's arm leaves behind (see ``V.RETURN_CONST_FUSED``)."""
         node = ast.Return(value=value)
         load = self.cfg.instrs[ins.index - 1] if ins.index > 0 else None
-        if load is not None and load.opname == "LOAD_CONST" and load.argval is None and \
-                isinstance(value, ast.Constant) and value.value is None and ins.index > 1:
-            # the compiler's `return None` at the end of the function, copied to the end
-            # of an arm that falls off it: no line of its own
+        if V.COPIES_IMPLICIT_RETURN and load is not None and load.opname == "LOAD_CONST" and \
+                load.argval is None and isinstance(value, ast.Constant) and value.value is None \
+                and ins.index > 1:
+            # the compiler's `return None` at the end of the function, copied (3.10+) to
+            # the end of an arm that falls off it: no line of its own (up to 3.9 a
+            # `return` in a finally body, after its POP_FINALLY, looks the same)
             # (and no line of a statement that ran into it: not after a jump, nor after
             # the clean-up of an `except ... as e` that an explicit `return` runs first)
             prev = self.cfg.instrs[ins.index - 2]
@@ -797,8 +799,31 @@ class Emitter:
                 self._handler_goes_on_to(t_false, t_true, ctx)
         if merge is None and blk is not None and not isinstance(test, S.ExcMatch):
             merge = self._jumped_over_else(blk, t_true, t_false, ctx)
+        if merge is None and ctx.stop is None and not isinstance(test, S.ExcMatch):
+            # an arm whose try body returns goes on only through its except clauses
+            both = self._reach_with_handlers(t_true, ctx) & self._reach_with_handlers(t_false, ctx)
+            both = {b for b in both if self.cfg[b].succs and not self._only_raises(b)
+                    and _same_entry(self.effective_handler(b), ctx.handler)}
+            merge = min(both) if both else None
         # otherwise they meet where the enclosing construct (or expression) ends
         return ctx.stop if merge is None else merge
+
+    def _reach_with_handlers(self, bid, ctx):
+        """Blocks reached from ``bid``, the handlers of try statements met on the way
+        included (not the handler of the construct being emitted)."""
+        seen, work = set(), [bid]
+        sinks = ctx.sinks()
+        while work:
+            b = work.pop()
+            if b in seen or b in sinks or b not in self.cfg.blocks or \
+                    (ctx.region is not None and b not in ctx.region):
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            work.extend(blk.succs)
+            if blk.handler is not None and not _same_entry(blk.handler, ctx.handler):
+                work.append(blk.handler.target)
+        return seen
 
     def _jumped_over_else(self, blk, t_true, t_false, ctx):
         """The block after `if c: A else: B` where B never goes on (returns, raises):

@@ -533,3 +533,23 @@ def if_try_return_except_pass(s, pos):
             pass
     msg = "bad escape"
     return msg, esc
+
+
+@case((KeyError, True), (None, True), (None, False), (KeyError, False))
+def finally_ends_function_with_return_in_if(exc, flag):
+    # subprocess.Popen.__exit__ (3.8): the `return` in the finally body is no copy of the
+    # implicit one; the rest of the finally body ran twice once it was taken for one
+    log = []
+
+    def exit_():
+        try:
+            if flag:
+                log.append("close")
+        finally:
+            if exc is KeyError:
+                log.append("interrupted")
+                return
+            log.append("wait")
+
+    exit_()
+    return log

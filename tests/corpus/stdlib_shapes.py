@@ -211,3 +211,31 @@ def comprehension_in_conditional_expression(local_vars):
     k = "outer"
     result = {k: repr(v) for k, v in local_vars.items()} if local_vars else None
     return result, k
+
+
+class GiveUp(Exception):
+    pass
+
+
+def fast_copy(log, mode):
+    if mode == "fail":
+        raise GiveUp()
+    log.append("fast")
+
+
+@case(("fast",), ("fail",), ("slow",))
+def if_whose_try_returns_goes_on_through_except(mode):
+    """shutil.copyfile (3.8): the arm goes on to the code after the if only through the
+    except clause of its try."""
+    from ._harness import CM
+
+    log = []
+    with CM(log, "file"):
+        if mode != "slow":
+            try:
+                fast_copy(log, mode)
+                return log
+            except GiveUp:
+                pass
+        log.append("slow copy")
+    return log
