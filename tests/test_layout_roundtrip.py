@@ -148,6 +148,17 @@ SNIPPETS = {
             return sum(part for part in parts
                        if part)
     ''',
+    # 3.10+: the do-while that `while a or b:` compiles to tests the whole condition
+    "while_or_condition": '''
+        def f(xs, extra):
+            out = []
+            while xs or extra:
+                if xs:
+                    out.append(xs.pop())
+                else:
+                    extra -= 1
+            return out
+    ''',
     "comprehension_filter_same_line": '''
         def f(parts, skip):
             return [part for part in parts if part and part is not skip]

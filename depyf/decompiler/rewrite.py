@@ -558,14 +558,17 @@ def _fix_if(s):
             s.body, s.orelse = s.orelse, []
         else:
             s.body = [ast.Pass()]
-    # 3.10+: `while c:` compiled as `if c: <do-while c>`
+    loop = _while_from_if(s)
+    return s if loop is None else [loop]
+
+
+def _while_from_if(s):
+    """3.10+ compile `while c:` as `if c: <do-while c>`: the `while` loop when the if
+    statement ``s`` is that, else None."""
     if len(s.body) == 1 and not s.orelse and isinstance(s.body[0], ast.While) and \
             getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test):
-        return [s.body[0]]
-    loop = _compound_while(s)
-    if loop is not None:
-        return [loop]
-    return s
+        return s.body[0]
+    return _compound_while(s)
 
 
 def _continues(node):
@@ -587,7 +590,19 @@ def _compound_while(s):
     if s.orelse or len(s.body) != 1 or not isinstance(s.body[0], ast.While):
         return None
     loop = s.body[0]
-    if not getattr(loop, "_inverted", False) or loop.orelse or len(loop.body) < 2:
+    if loop.orelse or len(loop.body) < 2:
+        return None
+    if isinstance(loop.test, ast.Constant) and loop.test.value is True:
+        # `while a or b:` comes back as `if a or b: while True: body; if not a and not b: break`
+        last = loop.body[-1]
+        if isinstance(last, ast.If) and not last.orelse and len(last.body) == 1 and \
+                isinstance(last.body[0], ast.Break) and dump(last.test) == dump(S.negate(s.test)) \
+                and not any(_continues(x) for x in loop.body):
+            node = ast.While(test=s.test, body=loop.body[:-1], orelse=[])
+            node._inverted = True
+            return node
+        return None
+    if not getattr(loop, "_inverted", False):
         return None
     test = s.test
     if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
@@ -625,6 +640,9 @@ def _drop_trailing_continue(body):
                 last.body, last.orelse = last.orelse, []
             else:
                 last.body = [ast.Pass()]
+        loop = _while_from_if(last)  # (the `continue` after it hid the shape)
+        if loop is not None:
+            body[-1] = loop
     if body and isinstance(body[-1], _TRY_KINDS):
         last = body[-1]
         for arm in (last.body, last.orelse):

@@ -419,3 +419,16 @@ def for_break_then_else(xs):
             out.append(x)
         out.append(0)
     return out
+
+
+@case(([3, 0, 2], 0), ([], 2), ([0, 0], 1), ([5], 0))
+def while_or_condition(xs, extra):
+    # 3.10+: `if a or b: while True: body; if not a and not b: break`
+    out = []
+    while xs or extra:
+        if xs:
+            out.append(xs.pop())
+        else:
+            extra -= 1
+            out.append(extra)
+    return out
