@@ -185,6 +185,46 @@ ELSE_SOURCES = [
         else:
             return endtime - self.now()
     """,
+    # returns in every arm: the dead code after the last one shows the else
+    """
+    def f(a, b):
+        if isinstance(b, int):
+            if b == 1:
+                power = b
+                if power >= 0:
+                    return a ** power
+                elif a >= 0:
+                    return a ** -power
+                else:
+                    return (-a) ** -power
+            else:
+                return float(a) ** float(b)
+        else:
+            return float(a) ** b
+    """,
+    """
+    def f(domain, msgid1, msgid2, n):
+        try:
+            t = translation(domain)
+        except OSError:
+            if n == 1:
+                return msgid1
+            else:
+                return msgid2
+        return t.ngettext(msgid1, msgid2, n)
+    """,
+    # ... but not for the raise before an if/else that ends the function
+    """
+    def f(data):
+        n = len(data)
+        if n == 0:
+            raise ValueError("no median for empty data")
+        if n % 2 == 1:
+            return data[n // 2]
+        else:
+            i = n // 2
+            return (data[i - 1] + data[i]) / 2
+    """,
     # an if/else ending a loop body whose if part raises
     """
     def f(obj, changes):

@@ -266,7 +266,9 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
     if is_function and unreachable_tail_return:
         # the function ended in an if/else whose arms all leave: `if c: return a` `return b`
         # was `if c: return a` `else: return b` (the same code but for that tail)
+        # (an if/else that ends the function already ends where that tail begins)
         while len(stmts) >= 2 and _leaves(stmts[-1]) and not _is_return_none(stmts[-1]) and \
+                not (isinstance(stmts[-1], ast.If) and stmts[-1].orelse) and \
                 isinstance(stmts[-2], ast.If) and not stmts[-2].orelse and stmts[-2].body and \
                 _leaves(stmts[-2].body[-1]):
             last = stmts.pop()

@@ -593,7 +593,7 @@ class Emitter:
             if dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx):
                 node._else_kept = True
             elif then_stack is None:
-                node._else_kept = False
+                node._else_kept = else_stack is None and self._label_after_return(else_first, ctx)
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:
@@ -678,6 +678,27 @@ class Emitter:
         else:
             return False
         return not (then_stmts and isinstance(then_stmts[-1], ends))
+
+    def _label_after_return(self, else_first, ctx):
+        """Up to 3.9 the peephole optimizer drops what follows a `return` up to the next
+        jump target: unreachable code right after the else code's last `return` shows
+        that the if statement ended there (its end was a jump target), so it had an else."""
+        if else_first not in self.cfg.blocks:
+            return False
+        k = self.cfg.order.index(else_first)
+        if k == 0 or self.cfg[self.cfg.order[k - 1]].last.opname != "RETURN_VALUE":
+            return False  # the body's jump over the else would be left after anything else
+        arm = self.cfg.reachable(else_first, ctx.sinks(), ctx.region)
+        if not arm:
+            return False
+        while k < len(self.cfg.order) and self.cfg.order[k] in arm:
+            k += 1
+        if k >= len(self.cfg.order) or k == 0:
+            return False
+        before, blk = self.cfg[self.cfg.order[k - 1]], self.cfg[self.cfg.order[k]]
+        return before.last.opname == "RETURN_VALUE" and blk.id > max(arm) and \
+            all(self.cfg[p].instrs[-1].opname == "END_FINALLY" for p in blk.preds) and \
+            not any(e.target == blk.id for e in self.cfg.entries)
 
     def _else_jump_end(self, then_first, else_first, ctx):
         """Up to 3.9, where `if c: A` `else: B` ends when only A goes on: the target of the
