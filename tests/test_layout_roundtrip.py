@@ -159,6 +159,23 @@ SNIPPETS = {
                     extra -= 1
             return out
     ''',
+    # up to 3.9: a `continue` in an except clause before the if/else of another clause
+    "except_clauses_continue_then_return": '''
+        def f(names, mkdir, isdir):
+            for seq in range(10):
+                name = next(names)
+                try:
+                    mkdir(name)
+                except FileExistsError:
+                    continue
+                except PermissionError:
+                    if isdir(name):
+                        continue
+                    else:
+                        raise
+                return name
+            raise FileExistsError("none")
+    ''',
     "comprehension_filter_same_line": '''
         def f(parts, skip):
             return [part for part in parts if part and part is not skip]

@@ -1704,7 +1704,8 @@ class Emitter:
                 self.cfg.instrs[jump.index - 1].opname != "POP_EXCEPT":
             return False
         nxt = self.cfg.blocks.get(jump.index + 1)
-        return nxt is not None and not nxt.preds and nxt.instrs[0].opname == "POP_EXCEPT"
+        # (or the dead jump over the else of an if the continue ends the body of)
+        return nxt is not None and not nxt.preds and nxt.instrs[0].opname in ("POP_EXCEPT", "JUMP")
 
     def _returns_const_in_body(self, entry, exit_block):
         """Up to 3.9 `return <constant>` in a try body pops the block first and loads the
