@@ -1681,9 +1681,23 @@ class Emitter:
                 if blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
                 continue
+            if self._no_match_reraise(blk):
+                continue
             work.extend(blk.succs)
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
+
+    def _no_match_reraise(self, blk):
+        """3.8: the END_FINALLY that an except chain jumps to when no clause matched: it
+        re-raises (the exception is on the stack), so its fall-through never runs."""
+        if len(blk.instrs) != 1 or blk.last.opname != "END_FINALLY" or not blk.preds:
+            return False
+        for p in blk.preds:
+            instrs = self.cfg[p].instrs
+            if len(instrs) < 2 or instrs[-2].opname != "EXC_MATCH_POP2" or \
+                    self.cfg.target(instrs[-1]) != blk.id:
+                return False
+        return True
 
     def _falls_into_else(self, entry, exit_block):
         """3.11 lays the handlers out right after the try body and its else clause: code
@@ -1849,6 +1863,12 @@ class Emitter:
             # the handler (its own code, reached only from it while the body returns)
             # cannot be where the try statement ends
             follow = None
+        if follow is None and len(sources) == 1:
+            # ... but the end of an enclosing except clause (its POP_EXCEPT), where the
+            # clauses of this one go on, is
+            after = self._after_handlers(entry, ctx.sinks(), ctx.region)
+            if after is not None and self.cfg[after].instrs[0].opname == "POP_EXCEPT":
+                follow = after
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
             ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]

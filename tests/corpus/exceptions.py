@@ -553,3 +553,27 @@ def finally_ends_function_with_return_in_if(exc, flag):
 
     exit_()
     return log
+
+
+class _Ratio:
+    def as_integer_ratio(self):
+        return (7, 2)
+
+
+@case((0.25,), (3,), (_Ratio(),), ("s",), (float("inf"),))
+def nested_try_returns_in_except_clauses(x):
+    # statistics._exact_ratio (3.8): the inner try's clauses go on to the end of the
+    # enclosing except clause (its POP_EXCEPT), which is where the inner try ends
+    try:
+        if type(x) is float:
+            return x.as_integer_ratio()
+        try:
+            return (x.numerator, x.denominator)
+        except AttributeError:
+            try:
+                return x.as_integer_ratio()
+            except AttributeError:
+                pass
+    except (OverflowError, ValueError):
+        return (x, None)
+    return "no ratio for %s" % type(x).__name__
