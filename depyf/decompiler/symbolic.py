@@ -288,6 +288,8 @@ class Executor:
         self._ntemps = 0
         self.cellnames = tuple(code.co_cellvars) + tuple(code.co_freevars)
         self._group = []   # pending (position, target, value) of a multi-target assignment
+        self._group_floor = 0  # the stack depth its values waiting for targets reach
+        self._group_computes = False  # whether a target part was computed (a call...)
         # keyed by id() but holding the value too: a freed node's id can be reused
         self._order = {}   # id(value) -> (value, position before the first stack permutation)
         self._dups = {}    # id(value) -> value, for values duplicated (COPY / DUP_TOP_TWO)
@@ -396,12 +398,12 @@ class Executor:
         for ins in instrs:
             if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack):
                 self.flush(stack, out, ins)
+            in_target = None
             if self._group and not self._continues_group(ins):
                 # a store left other values on the stack and something else runs before
-                # they are stored: not a multi-target assignment a compiler would write
-                raise DecompilationError("values left on the stack across statements",
-                                         function=self.code.co_name, opname=ins.opname,
-                                         offset=ins.offset)
+                # they are stored: part of the next target (`d[k] = d[f(k)] = v`) only if
+                # it leaves those values alone and runs no statement (checked below)
+                in_target = list(stack[:self._group_floor])
             emitted = len(out)
             handler = getattr(self, "op_" + ins.opname, None)
             if handler is None:
@@ -419,6 +421,14 @@ class Executor:
                 raise DecompilationError("unexpected stack state (%s: %s)" % (type(exc).__name__, exc),
                                          function=self.code.co_name, opname=ins.opname,
                                          offset=ins.offset) from None
+            if in_target is not None:
+                if len(out) != emitted or len(stack) < len(in_target) or \
+                        any(a is not b for a, b in zip(in_target, stack)):
+                    # not a multi-target assignment a compiler would write
+                    raise DecompilationError("values left on the stack across statements",
+                                             function=self.code.co_name, opname=ins.opname,
+                                             offset=ins.offset)
+                self._group_computes = True
             if len(out) != emitted:
                 self._base = len(stack)
 
@@ -582,12 +592,18 @@ class Executor:
         group.append((pos, as_store(target), value))
         if len(stack) > getattr(self, "_base", 0) and not isinstance(stack[-1], Marker) and \
                 isinstance(stack[-1], ast.expr):
+            self._group_floor = len(stack)
             return  # more values of this statement wait for their targets
         self._group = []
+        computes, self._group_computes = self._group_computes, False
         if len(group) == 1:
             out.append(ast.Assign(targets=[group[0][1]], value=value))
         elif all(v is group[0][2] for _, _, v in group):
             out.append(ast.Assign(targets=[t for _, t, _ in group], value=value))
+        elif computes:
+            # a parallel assignment evaluates all its values before any target part
+            raise DecompilationError("values left on the stack across statements",
+                                     function=self.code.co_name)
         else:
             group.sort(key=lambda item: item[0])
             out.append(ast.Assign(
