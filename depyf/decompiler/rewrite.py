@@ -286,7 +286,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
                 return stmts
         while stmts and _is_return_none(stmts[-1]):
             stmts.pop()
-        if V.COPIES_IMPLICIT_RETURN:
+        if V.EXIT_BLOCKS_COPIED:
             _strip_tail_returns(stmts)
         else:
             _strip_tail_returns(stmts, lambda s: _is_return_none(s) and getattr(s, "_at_end", False))

@@ -406,7 +406,7 @@ class Emitter:
         conditional expression's arm leaves behind (see ``V.RETURN_CONST_FUSED``)."""
         node = ast.Return(value=value)
         load = self.cfg.instrs[ins.index - 1] if ins.index > 0 else None
-        if V.COPIES_IMPLICIT_RETURN and load is not None and load.opname == "LOAD_CONST" and \
+        if V.EXIT_BLOCKS_COPIED and load is not None and load.opname == "LOAD_CONST" and \
                 load.argval is None and isinstance(value, ast.Constant) and value.value is None \
                 and ins.index > 1:
             # the compiler's `return None` at the end of the function, copied (3.10+) to

@@ -91,16 +91,14 @@ RETURN_CONST_FUSED = PY >= (3, 12)
 # all unreachable code.
 KEEPS_DEAD_JUMPS = PY < (3, 10)
 
-# 3.10+ copies the implicit `return None` into each arm that falls off a function's end;
-# up to 3.9 a `return None` inside an arm was written.
-COPIES_IMPLICIT_RETURN = PY >= (3, 10)
-
 # 3.8 raises a failed assert's AssertionError through LOAD_GLOBAL (3.9+: its own
 # LOAD_ASSERTION_ERROR): `assert c` is then the same code as `if not c: raise AssertionError`.
 ASSERT_LOADS_GLOBAL = PY < (3, 9)
 
-# 3.10+ copies a small exit block (`return <constant>`) into the blocks that jump to it:
-# such a copy can follow a try body's POP_BLOCK where the source returns after the try.
+# 3.10+ copies a small exit block (`return <constant>`, the implicit `return None` too)
+# into the blocks that jump to it: each arm that falls off a function's end gets its own
+# `return None`, and a copy can follow a try body's POP_BLOCK where the source returns
+# after the try. Up to 3.9 a `return None` inside an arm was written.
 EXIT_BLOCKS_COPIED = PY >= (3, 10)
 
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
