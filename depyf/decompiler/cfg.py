@@ -319,6 +319,14 @@ class CFG:
     def target(self, ins):
         return self.alias.get(ins.target, ins.target)
 
+    def laid_out_before(self, bid):
+        """The block laid out right before block ``bid`` (dead code included), or None
+        for the first block or a start that is no block."""
+        if bid not in self.blocks:
+            return None
+        k = self.order.index(bid)
+        return self.blocks[self.order[k - 1]] if k > 0 else None
+
     def __getitem__(self, bid):
         return self.blocks[bid]
 

@@ -633,27 +633,22 @@ class Emitter:
                 out.add(self.cfg.target(last))
         return out
 
-
     def _dead_else_jump(self, then_first, else_first):
         """Up to 3.9: the unreachable jump laid out right before ``else_first`` that ended
         an if body which never goes on (`if c: raise X` `else: ...`), or None."""
         if then_first is None or else_first is None or then_first >= else_first:
             return None
-        prev = self.cfg.order.index(else_first) - 1 if else_first in self.cfg.blocks else -1
-        if prev <= 0:
-            return None
-        blk = self.cfg[self.cfg.order[prev]]
-        if blk.id < then_first or not self._lone_dead_jump(blk):
+        blk = self.cfg.laid_out_before(else_first)
+        if blk is None or blk.id < then_first or len(blk.instrs) != 1 or \
+                blk.last.opname != "JUMP" or not self._unreached(blk):
             return None
         return blk
 
-    def _lone_dead_jump(self, blk):
-        """A block that is nothing but a jump nothing reaches (3.8: but the end of an
-        except chain, an END_FINALLY that only falls through when no exception is on)."""
-        if len(blk.instrs) != 1 or blk.last.opname != "JUMP" or \
-                any(e.target == blk.id for e in self.cfg.entries):
-            return False
-        return all(self.cfg[p].instrs[-1].opname == "END_FINALLY" for p in blk.preds)
+    def _unreached(self, blk):
+        """Whether nothing reaches block ``blk`` (3.8: but the end of an except chain, an
+        END_FINALLY that only falls through when no exception is on)."""
+        return not any(e.target == blk.id for e in self.cfg.entries) and \
+            all(self.cfg[p].instrs[-1].opname == "END_FINALLY" for p in blk.preds)
 
     def _jump_statement_end(self, dead_jump, then_stmts, ctx):
         """Whether the dead jump may be the `continue`/`break` ending the if body itself
@@ -667,8 +662,7 @@ class Emitter:
             # (right after a body's own `continue`, a dead jump back is the jump over an
             # else: the end of the if statement ends the loop body)
             ends = (ast.Return, ast.Raise, ast.Break)
-            k = self.cfg.order.index(dead_jump.id)
-            before = self.cfg[self.cfg.order[k - 1]] if k > 0 else None
+            before = self.cfg.laid_out_before(dead_jump.id)
             if before is not None and before.preds and before.last.opname == "JUMP" and \
                     self.cfg.target(before.last) == target:
                 ends += (ast.Continue,)
@@ -683,32 +677,28 @@ class Emitter:
         """Up to 3.9 the peephole optimizer drops what follows a `return` up to the next
         jump target: unreachable code right after the else code's last `return` shows
         that the if statement ended there (its end was a jump target), so it had an else."""
-        if else_first not in self.cfg.blocks:
-            return False
-        k = self.cfg.order.index(else_first)
-        if k == 0 or self.cfg[self.cfg.order[k - 1]].last.opname != "RETURN_VALUE":
+        before = self.cfg.laid_out_before(else_first)
+        if before is None or before.last.opname != "RETURN_VALUE":
             return False  # the body's jump over the else would be left after anything else
         arm = self.cfg.reachable(else_first, ctx.sinks(), ctx.region)
         if not arm:
             return False
+        k = self.cfg.order.index(else_first)
         while k < len(self.cfg.order) and self.cfg.order[k] in arm:
             k += 1
-        if k >= len(self.cfg.order) or k == 0:
+        if k >= len(self.cfg.order):
             return False
-        before, blk = self.cfg[self.cfg.order[k - 1]], self.cfg[self.cfg.order[k]]
-        return before.last.opname == "RETURN_VALUE" and blk.id > max(arm) and \
-            all(self.cfg[p].instrs[-1].opname == "END_FINALLY" for p in blk.preds) and \
-            not any(e.target == blk.id for e in self.cfg.entries)
+        blk = self.cfg[self.cfg.order[k]]
+        return self.cfg.laid_out_before(blk.id).last.opname == "RETURN_VALUE" and \
+            blk.id > max(arm) and self._unreached(blk)
 
     def _else_jump_end(self, then_first, else_first, ctx):
         """Up to 3.9, where `if c: A` `else: B` ends when only A goes on: the target of the
         jump ending A (laid out right before B), when B never goes on past it. (3.10+
         moves such code; its jumps say less.)"""
-        if then_first is None or else_first is None or then_first >= else_first or \
-                else_first not in self.cfg.blocks:
+        if then_first is None or else_first is None or then_first >= else_first:
             return ctx.stop
-        k = self.cfg.order.index(else_first)
-        blk = self.cfg[self.cfg.order[k - 1]] if k > 0 else None
+        blk = self.cfg.laid_out_before(else_first)
         if blk is None or blk.id < then_first or blk.last.opname != "JUMP":
             return ctx.stop
         end = self.cfg.target(blk.last)
@@ -1708,7 +1698,6 @@ class Emitter:
         return any(self.cfg.fall(self.cfg[b]) == exit_block and
                    self.cfg[b].last.opname not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
                    for b in self.region_of(entry))
-
 
     def _continue_in_clause(self, jump):
         """Whether ``jump`` is a `continue` written in an except clause (up to 3.10): the
