@@ -258,9 +258,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
     if is_function and not can_return:
         # class and module bodies: the implicit `return None` 3.11+ copies into trailing
         # arms goes before the clean-ups, which would read those returns as early exits
-        while stmts and _is_return_none(stmts[-1]):
-            stmts.pop()
-        _strip_tail_returns(stmts)
+        stmts = _drop_tail(stmts, _is_return_none)
     stmts = _fix(stmts)
     _refuse_pending_branches(stmts)
     if is_function and unreachable_tail_return:
@@ -286,10 +284,11 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
                 return stmts
         while stmts and _is_return_none(stmts[-1]):
             stmts.pop()
-        if V.EXIT_BLOCKS_COPIED:
-            _strip_tail_returns(stmts)
-        else:
-            _strip_tail_returns(stmts, lambda s: _is_return_none(s) and getattr(s, "_at_end", False))
+        # 3.10+ copies the implicit `return None` into every arm that falls off the end;
+        # up to 3.9 an arm only ends in it when the structure took in the function's
+        # last instruction
+        stmts = _drop_tail(stmts, _is_return_none if V.EXIT_BLOCKS_COPIED else
+                           lambda s: _is_return_none(s) and getattr(s, "_at_end", False))
     return stmts or [ast.Pass()]
 
 
@@ -349,42 +348,6 @@ def _leaves(stmt):
     if isinstance(stmt, ast.If):
         return bool(stmt.orelse) and _leaves(stmt.body[-1]) and _leaves(stmt.orelse[-1])
     return False
-
-
-def _strip_tail_returns(stmts, is_implicit=None):
-    """3.10+ copies the implicit `return None` into every arm that falls off the end;
-    up to 3.9 an arm only ends in it when the structure took in the function's last
-    instruction (``is_implicit`` tells those apart)."""
-    is_implicit = is_implicit or _is_return_none
-    if not stmts:
-        return
-    last = stmts[-1]
-    if isinstance(last, ast.If):
-        for field in ("body", "orelse"):
-            arm = getattr(last, field)
-            while arm and is_implicit(arm[-1]):
-                arm.pop()
-            _strip_tail_returns(arm, is_implicit)
-        if not last.body:
-            last.body = [ast.Pass()]
-    elif isinstance(last, _TRY_KINDS):
-        for arm in [last.body, last.orelse] + [h.body for h in last.handlers]:
-            if last.finalbody:
-                break
-            while arm and is_implicit(arm[-1]):
-                arm.pop()
-            _strip_tail_returns(arm, is_implicit)
-            if not arm and arm is last.body:
-                arm.append(ast.Pass())
-        for h in last.handlers:
-            if not h.body:
-                h.body = [ast.Pass()]
-    elif isinstance(last, (ast.With, ast.AsyncWith)):
-        while last.body and is_implicit(last.body[-1]):
-            last.body.pop()
-        _strip_tail_returns(last.body, is_implicit)
-        if not last.body:
-            last.body = [ast.Pass()]
 
 
 def _is_return_none(s):
@@ -541,13 +504,8 @@ def _raise_as_assert(s):
 def _same_modulo_exit(a, b):
     """Equal statements, ignoring the implicit `return None` the compiler pasted at the
     end of the copy that runs on the way out of the function."""
-    import copy
-    a, b = copy.deepcopy(a), copy.deepcopy(b)
-    for stmts in (a, b):
-        while stmts and _is_return_none(stmts[-1]):
-            stmts.pop()
-        _strip_tail_returns(stmts)
-    return same_stmts(a, b)
+    return same_stmts(_drop_tail(_copy.deepcopy(a), _is_return_none),
+                      _drop_tail(_copy.deepcopy(b), _is_return_none))
 
 
 def _fix_if(s):
