@@ -545,44 +545,43 @@ def _continues(node):
 
 def _compound_while(s):
     """3.10+ `while a and b:` is `if a and b: do { body } while (a and b)`; the do-while's
-    test at the end of the body comes back as `if not a: break` + the loop test `b`.
-    The `while a and b:` loop when ``s`` is that, else None."""
+    test at the end of the body comes back as `if not a: break` + the loop test `b`
+    (`while a or b:` as `while True:` + `if not a and not b: break`). The `while` loop
+    when ``s`` is that, else None."""
     if s.orelse or len(s.body) != 1 or not isinstance(s.body[0], ast.While):
         return None
     loop = s.body[0]
-    if loop.orelse or len(loop.body) < 2:
-        return None
-    if isinstance(loop.test, ast.Constant) and loop.test.value is True:
-        # `while a or b:` comes back as `if a or b: while True: body; if not a and not b: break`
-        last = loop.body[-1]
-        if isinstance(last, ast.If) and not last.orelse and len(last.body) == 1 and \
-                isinstance(last.body[0], ast.Break) and dump(last.test) == dump(S.negate(s.test)) \
-                and not any(_continues(x) for x in loop.body):
-            node = ast.While(test=s.test, body=loop.body[:-1], orelse=[])
-            node._inverted = True
-            return node
-        return None
-    if not getattr(loop, "_inverted", False):
+    if loop.orelse or len(loop.body) < 2 or any(_continues(x) for x in loop.body):
+        return None  # (a `continue` would skip the test at the end of the body)
+    stop = _if_break_test(loop.body[-1])
+    if stop is None:
         return None
     test = s.test
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+    if isinstance(loop.test, ast.Constant) and loop.test.value is True:
+        head = test
+    elif getattr(loop, "_inverted", False) and isinstance(test, ast.BoolOp) and \
+            isinstance(test.op, ast.And):
+        tail = loop.test.values if isinstance(loop.test, ast.BoolOp) and \
+            isinstance(loop.test.op, ast.And) else [loop.test]
+        k = len(test.values) - len(tail)
+        if k < 1 or not same_stmts(test.values[k:], tail):
+            return None
+        head = test.values[0] if k == 1 else ast.BoolOp(op=ast.And(), values=test.values[:k])
+    else:
         return None
-    tail = loop.test.values if isinstance(loop.test, ast.BoolOp) and \
-        isinstance(loop.test.op, ast.And) else [loop.test]
-    k = len(test.values) - len(tail)
-    if k < 1 or not same_stmts(test.values[k:], tail):
+    if dump(stop) != dump(S.negate(head)):
         return None
-    last = loop.body[-1]
-    if not (isinstance(last, ast.If) and not last.orelse and len(last.body) == 1 and
-            isinstance(last.body[0], ast.Break)):
-        return None
-    head = test.values[0] if k == 1 else ast.BoolOp(op=ast.And(), values=test.values[:k])
-    if dump(last.test) != dump(S.negate(head)) or any(_continues(x) for x in loop.body):
-        return None  # (a `continue` would skip the `if not a: break` and test b only)
     node = ast.While(test=test, body=loop.body[:-1], orelse=[])
     node._inverted = True
     return node
 
+
+def _if_break_test(stmt):
+    """The test of ``stmt`` when it is `if c: break` (no else), else None."""
+    if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and \
+            isinstance(stmt.body[0], ast.Break):
+        return stmt.test
+    return None
 
 def _drop_trailing_continue(body):
     while body and isinstance(body[-1], ast.Continue) and not getattr(body[-1], "_explicit", False):
