@@ -418,10 +418,8 @@ class Decompiler:
             if fn.__kwdefaults__:
                 fm.kwdefaults = ast.Dict(keys=[S.const(k) for k in fn.__kwdefaults__],
                                          values=[ex.const_expr(v) for v in fn.__kwdefaults__.values()])
-            params = {id(p): p.__name__ for p in getattr(fn, "__type_params__", ())}
             fm.type_params = generics.runtime_params(fn, lambda v: _annotation_expr(v, ex))
-            if not fm.type_params:
-                params = {}
+            params = {id(p): p.__name__ for p in fn.__type_params__} if fm.type_params else {}
             ann = getattr(fn, "__annotations__", None)
             if ann:
                 fm.annotations = ast.Dict(keys=[S.const(k) for k in ann],
