@@ -158,3 +158,29 @@ def is_await_expression(ins, prev_opnames):
 # 3.9 and 3.10 copy a finally body onto every way out of its try (3.8 calls it with
 # CALL_FINALLY; 3.11+ mark the copies through the exception table).
 FINALLY_COPIED_PER_EXIT = (3, 9) <= PY < (3, 11)
+
+# -- how the interpreter runs the bytecode (the equivalence checker's machine model) ---
+# 3.12+ plain LOAD_FAST only reads variables the compiler proved bound (LOAD_FAST_CHECK
+# otherwise); up to 3.11 every LOAD_FAST checks.
+LOAD_FAST_CHECKS = PY < (3, 12)
+
+# An exhausted FOR_ITER jumps past its target: 3.12 skips END_FOR, 3.13 END_FOR and the
+# POP_TOP after it (the iterator is popped by FOR_ITER itself).
+FOR_ITER_SKIPS = 2 if PY >= (3, 13) else 1 if PY >= (3, 12) else 0
+END_FOR_POPS_TWO = PY == (3, 12)
+
+# 3.11+ calls go through a NULL slot beside the callable (PUSH_NULL, LOAD_GLOBAL's bit),
+# CALL_FUNCTION_EX included.
+CALL_PUSHES_NULL = PY >= (3, 11)
+
+# Up to 3.10 MAKE_FUNCTION pops the qualified name; up to 3.12 its argument says which
+# of defaults/kwdefaults/annotations/closure are on the stack (3.13:
+# SET_FUNCTION_ATTRIBUTE sets them one by one).
+QUALNAME_ON_STACK = PY < (3, 11)
+MAKE_FUNCTION_TAKES_FLAGS = PY < (3, 13)
+
+# SEND that finishes leaves the receiver below the result for END_SEND (3.12+).
+SEND_KEEPS_RECEIVER = SEND_KEEPS_ITER
+
+# 3.10 starts a generator frame with the first send()'s None on the stack (GEN_START).
+GENERATOR_STARTS_WITH_VALUE = PY == (3, 10)

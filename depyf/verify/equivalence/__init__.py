@@ -1,0 +1,219 @@
+"""Do two code objects do the same thing? ``equivalent(original, candidate) -> Verdict``.
+
+The check runs both code objects side by side on symbolic values (``product``): every
+operation user code could observe or take part in is an *event* (calls, attribute and
+global access, operators, truth tests, iteration, imports, raise, yield, reads and
+writes of closure cells...), and the two must perform the same events, in the same
+order, on equal operands, under the same outcomes of earlier events, inside the same
+exception handlers, and end the same way (return the same value or let the same
+exception out). Outcomes of events are unknowns shared by both sides, so every
+combination of results, exceptions and branch directions is covered; states that meet
+at the same pair of positions are joined so that loops are followed to a fixpoint.
+
+What it is blind to, on purpose: how the bytecode is laid out (block order, inverted
+jumps with swapped targets, loops rotated or tested at either end, code the compiler
+copies such as return tails and finally bodies), local variable names and temporaries
+(moving a value through the stack or a variable is not observable), super-instructions,
+the call forms of CPython (``f(*args)`` of a built tuple, the >30-argument form,
+method calls), cell creation, and line numbers.
+
+What it assumes: CPython semantics of the built-in operations it treats as pure (tuples,
+lists, dicts and sets the code built itself, ``is``, ``not``, bool constants,
+``type(e)`` of an exception), and that nothing outside the function changes its local
+variables. When a code object does something the model does not cover, the verdict is
+*unknown* (not proven), never a guess.
+"""
+import inspect
+
+from ...decompiler import versions as V
+from . import ops_blocks, ops_build, ops_calls, ops_data, ops_flow, ops_items
+from .codeinfo import CodeInfo
+from .compare import Pairing
+from .frame import Frame, StackUnderflow
+from .machine import Machine, ModelLimit, generator_start_stack
+from .merge import ProductState
+from .product import Difference, Explorer
+from .terms import Registry, const
+
+TABLE = {}
+for _module in (ops_data, ops_build, ops_calls, ops_flow, ops_items, ops_blocks):
+    TABLE.update(_module.TABLE)
+
+_KIND_FLAGS = (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR
+               | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+               | inspect.CO_ITERABLE_COROUTINE)
+
+
+class Verdict:
+    """The answer of ``equivalent``: truthy when the two code objects were proven to do
+    the same. ``reason`` names the first difference (with both instructions and their
+    source lines) or why nothing could be proven; ``different`` says a difference was
+    found (a path on which the two behave differently), ``unknown`` that the check
+    could not decide."""
+
+    __slots__ = ("proven", "reason", "how", "original", "candidate", "different")
+
+    def __init__(self, proven, reason, how=None, original=None, candidate=None, different=False):
+        self.proven = proven
+        self.reason = reason
+        self.how = how
+        self.original = original
+        self.candidate = candidate
+        self.different = different
+
+    @property
+    def unknown(self):
+        return not self.proven and not self.different
+
+    def __bool__(self):
+        return self.proven
+
+    def __repr__(self):
+        if self.proven:
+            return "<Verdict: equivalent (%s)>" % self.how
+        return "<Verdict: %s: %s>" % ("different" if self.different else "unknown", self.reason)
+
+
+def equivalent(original, candidate, *, bindings=None, name_map=None, compare_name=True,
+               compare_docstring=True, budget=None, shortcut=True):
+    """Whether ``candidate`` (a code object or function) does what ``original`` does.
+
+    ``bindings``: names the candidate loads as globals that stand for constants of the
+    original (the decompiler's ``__depyf_const_<n>``: name -> object).
+    ``name_map``: globals of the original compared under another name (Dynamo's
+    ``__compiled_fn_1_<uuid>`` -> ``__compiled_fn_1``).
+    ``compare_name``/``compare_docstring``: compare the top-level ``co_name`` and
+    docstring too (nested functions always are).
+    ``shortcut``: accept equal normalized bytecode without running the two (False runs
+    the check on every pair; for testing the checker itself).
+    """
+    original, candidate = _code(original), _code(candidate)
+    check = _Check(bindings or {}, name_map or {}, budget, shortcut)
+    try:
+        why = check.codes(original, candidate, compare_name, compare_docstring)
+    except RecursionError:
+        return Verdict(False, "nesting too deep to check")
+    if why is None:
+        return Verdict(True, None, check.how)
+    return why
+
+
+def _code(obj):
+    code = getattr(obj, "__code__", obj)
+    if not hasattr(code, "co_code"):
+        raise TypeError("equivalent() expects code objects or functions, got %s"
+                        % type(obj).__name__)
+    return code
+
+
+class _Check:
+    def __init__(self, bindings, name_map, budget, shortcut=True):
+        self.shortcut = shortcut
+        self.registry = Registry()
+        self.bindings = {name: const(value, self.registry) for name, value in bindings.items()}
+        self.name_map = name_map
+        self.budget = budget
+        self.memo = {}
+        self.how = "bytecode-equal"
+
+    def codes(self, a, b, compare_name=True, compare_docstring=True):
+        """None when ``a`` and ``b`` are proven equivalent, else a failed Verdict."""
+        key = (id(a), id(b))
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = None  # assume so while comparing (recursive code)
+        verdict = self._codes(a, b, compare_name, compare_docstring)
+        self.memo[key] = verdict
+        return verdict
+
+    def _codes(self, a, b, compare_name, compare_docstring):
+        why = frame_difference(a, b, compare_name, compare_docstring)
+        if why is not None:
+            return Verdict(False, why, different=True)
+        if self.shortcut and not self.bindings and not self.name_map and _bytecode_equal(a, b):
+            return None
+        self.how = "checked"
+        ia, ib = CodeInfo(a), CodeInfo(b)
+        start = ProductState(self._frame("A", ia), self._frame("B", ib), Pairing(), {})
+        budget = self.budget or 5000 + 50 * (len(ia.instrs) + len(ib.instrs))
+        explorer = Explorer(self._machine("A"), self._machine("B", self._code_aliases(a, b)),
+                            self.registry, self._nested, budget)
+        try:
+            explorer.run(start)
+        except Difference as d:
+            return Verdict(False, "%s: %s" % (a.co_name, d.reason), original=d.what_a,
+                           candidate=d.what_b, different=True)
+        except (ModelLimit, StackUnderflow) as e:
+            return Verdict(False, "%s: not proven: %s" % (a.co_name, e))
+        return None
+
+    def _nested(self, a, b):
+        verdict = self.codes(a, b)
+        return None if verdict is None else verdict.reason
+
+    def _frame(self, side, info):
+        locals_ = {name: ("s", ("arg", k)) for k, name in enumerate(info.params)}
+        f = Frame(side, info, locals_, ("s", ("caller exception",)))
+        f.stack = generator_start_stack(info, V.GENERATOR_STARTS_WITH_VALUE)
+        return f
+
+    def _machine(self, side, aliases=None):
+        if side == "A":
+            return Machine(side, TABLE, V, self.registry, lambda name: None,
+                           lambda name: self.name_map.get(name, name))
+        m = Machine(side, TABLE, V, self.registry, self.bindings.get, lambda name: name)
+        m.aliases = aliases or {}
+        return m
+
+    def _code_aliases(self, a, b):
+        """The candidate's nested code objects proven equivalent to one of the
+        original's (same name, first match by order): they get the original's term, so
+        that the two sides' functions made from them are the same value everywhere,
+        also where paths join."""
+        originals = {}
+        for c in a.co_consts:
+            if hasattr(c, "co_code"):
+                originals.setdefault(c.co_name, []).append(c)
+        aliases = {}
+        for c in b.co_consts:
+            if not hasattr(c, "co_code"):
+                continue
+            for candidate in originals.get(c.co_name, ()):
+                if self.codes(candidate, c) is None:
+                    aliases[id(c)] = const(candidate, self.registry)
+                    break
+        return aliases
+
+
+def frame_difference(a, b, compare_name=True, compare_docstring=True):
+    """What differs in the signature and kind of two code objects, or None."""
+    for attr in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount"):
+        if getattr(a, attr, 0) != getattr(b, attr, 0):
+            return "%s: %s is %s in the original, %s in the candidate" % (
+                a.co_name, attr, getattr(a, attr, 0), getattr(b, attr, 0))
+    if (a.co_flags & _KIND_FLAGS) != (b.co_flags & _KIND_FLAGS):
+        return "%s: the kind of function differs (flags %#x vs %#x)" % (
+            a.co_name, a.co_flags & _KIND_FLAGS, b.co_flags & _KIND_FLAGS)
+    n = CodeInfo.count_params(a)
+    if a.co_varnames[:n] != b.co_varnames[:n]:
+        return "%s: parameter names differ: %s vs %s" % (a.co_name, a.co_varnames[:n], b.co_varnames[:n])
+    if a.co_freevars != b.co_freevars:
+        return "%s: free variables differ: %s vs %s" % (a.co_name, a.co_freevars, b.co_freevars)
+    if set(a.co_cellvars) != set(b.co_cellvars):
+        return "%s: cell variables differ: %s vs %s" % (a.co_name, sorted(a.co_cellvars),
+                                                        sorted(b.co_cellvars))
+    if compare_name and a.co_name != b.co_name:
+        return "names differ: %s vs %s" % (a.co_name, b.co_name)
+    if compare_docstring and _docstring(a) != _docstring(b):
+        return "%s: docstrings differ" % a.co_name
+    return None
+
+
+def _docstring(code):
+    consts = code.co_consts
+    return consts[0] if consts and isinstance(consts[0], str) else None
+
+
+def _bytecode_equal(a, b):
+    from ..normalize import normalize
+    return normalize(a) == normalize(b)

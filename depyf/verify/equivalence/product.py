@@ -1,0 +1,151 @@
+"""Running the original (A) and the candidate (B) side by side.
+
+Both sides run to their next event; the two events must be the same (what is done, to
+equal operands, with the same exception being handled, while the objects the outside
+world has seen hold the same contents). Then every outcome of the event (a result, an
+exception, an exhausted iterator...) is given to both sides as the same fresh unknown,
+and both run on. Each pair of positions is a *node*; states meeting at a node are joined
+(``merge.join``) so that the exploration ends. Returns of both sides, or exceptions
+leaving both, must agree too. Every difference found is a counterexample path: the
+original and the candidate do something different on it.
+"""
+from collections import deque
+
+from .compare import Comparer, escape, forget_escaped
+from .describe import event_text, terminal_text
+from .machine import ModelLimit
+from .merge import ProductState, join, shape
+
+
+_MAX_VARIANTS = 16
+
+
+class Difference(Exception):
+    """The two code objects do something different on some path."""
+
+    def __init__(self, reason, state=None, what_a=None, what_b=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.state = state
+        self.what_a, self.what_b = what_a, what_b
+
+
+class Explorer:
+    def __init__(self, machine_a, machine_b, registry, nested, budget):
+        self.ma, self.mb = machine_a, machine_b
+        self.registry = registry
+        self.nested = nested
+        self.budget = budget
+        self.stored = {}  # (positions, shapes) -> [(node number, ProductState)]
+        self.generations = {}  # node number -> how many joins it has seen
+        self.visits = 0
+
+    def run(self, start):
+        queue = deque(self._advance(start.fa, start.fb, start.pairing, start.decisions))
+        while queue:
+            self.visits += 1
+            if self.visits > self.budget:
+                raise ModelLimit("more than %d joined states to explore" % self.budget)
+            state = queue.popleft()
+            queue.extend(self._step(state))
+
+    def _advance(self, fa, fb, pairing, decisions):
+        """Run both sides to their next stops: the product states reached."""
+        out = []
+        self.mb.pairing = pairing
+        for ga, da, _ in self.ma.run(fa, decisions):
+            for gb, db, _ in self.mb.run(fb.copy(), da):
+                out.append(ProductState(ga, gb, pairing.copy(), db))
+        return out
+
+    def _step(self, state):
+        fa, fb = state.fa, state.fb
+        if fa.result is not None or fb.result is not None:
+            self._finish(state)
+            return []
+        key = (fa.pc, fb.pc, shape(fa), shape(fb))
+        variants = self.stored.setdefault(key, [])
+        for k, (node, stored) in enumerate(variants):
+            generation = self.generations[node] = self.generations[node] + 1
+            joined = join(node, generation, stored, state)
+            if joined is None:
+                continue  # incompatible: try the next variant
+            state, changed = joined
+            if not changed:
+                return []
+            variants[k] = (node, state)
+            return self._outcomes(node, state)
+        if len(variants) >= _MAX_VARIANTS:
+            raise ModelLimit("more than %d incompatible states meet at one point" % _MAX_VARIANTS)
+        node = len(self.generations)
+        self.generations[node] = 0
+        variants.append((node, state))
+        return self._outcomes(node, state)
+
+    def _outcomes(self, node, state):
+        fa, fb = state.fa, state.fb
+        self.ma.decisions = self.mb.decisions = state.decisions
+        self.mb.pairing = state.pairing
+        ev_a, ev_b = self.ma.event_at(fa), self.mb.event_at(fb)
+        pairing = state.pairing.copy()
+        fa, fb = fa.copy(), fb.copy()
+        self._same_event(state, fa, fb, pairing, ev_a, ev_b)
+        out = []
+        decisions = state.decisions
+        if ev_a.kind == ("truth",) and ev_a.operands[0][0] != "ref":  # remember the answer
+            decisions = dict(decisions)
+            decisions[("truth of", ev_a.operands[0])] = ("b", ("r", node, "ok", 0))
+        for label, kinds in ev_a.outcomes:
+            results = tuple((k, ("r", node, label, n)) for n, k in enumerate(kinds))
+            exc = ("s", ("exc", node))
+            ga, gb = fa.copy(), fb.copy()
+            self.ma.resume(ga, ev_a, label, results, exc)
+            self.mb.resume(gb, ev_b, label, results, exc)
+            forget_escaped(ga, gb, pairing, (node, label))
+            out.extend(self._advance(ga, gb, pairing, decisions))
+        return out
+
+    def _same_event(self, state, fa, fb, pairing, ev_a, ev_b):
+        c = Comparer(fa, fb, pairing, self.registry, self.nested)
+        problem = None
+        if ev_a.kind != ev_b.kind or len(ev_a.operands) != len(ev_b.operands):
+            problem = "they do different things"
+        elif not all(c.same(x, y) for x, y in zip(ev_a.operands, ev_b.operands)):
+            problem = "with different operands"
+        elif ev_a.outcomes != ev_b.outcomes:
+            problem = "with different outcomes"
+        elif not c.same(fa.exc, fb.exc):
+            problem = "while handling different exceptions"
+        if problem is None:
+            escape(fa, ev_a.operands + (fa.exc,))
+            escape(fb, ev_b.operands + (fb.exc,))
+            if not c.escaped_agree():
+                problem = "while objects user code can see differ"
+        if problem is not None:
+            raise Difference(
+                "%s: the original %s, the candidate %s" % (
+                    problem, event_text(ev_a, fa), event_text(ev_b, fb))
+                + ("; inside: %s" % c.why if c.why else ""),
+                state, event_text(ev_a, fa), event_text(ev_b, fb))
+
+    def _finish(self, state):
+        fa, fb = state.fa, state.fb
+        ra, rb = fa.result, fb.result
+        if ra is None or rb is None:
+            stopped, going = (fa, fb) if ra is not None else (fb, fa)
+            self.ma.decisions = self.mb.decisions = state.decisions
+            machine = self.mb if going is fb else self.ma
+            ev = machine.event_at(going)
+            texts = {id(stopped): terminal_text(stopped), id(going): event_text(ev, going)}
+            raise Difference("the original %s, the candidate %s" % (texts[id(fa)], texts[id(fb)]),
+                             state, texts[id(fa)], texts[id(fb)])
+        c = Comparer(fa, fb, state.pairing.copy(), self.registry, self.nested)
+        same = ra[0] == rb[0] and all(c.same(x, y) for x, y in zip(ra[1:], rb[1:]))
+        if same:
+            escape(fa, ra[1:])
+            escape(fb, rb[1:])
+            same = c.escaped_agree()
+        if not same:
+            raise Difference("the original %s, the candidate %s%s" % (
+                terminal_text(fa), terminal_text(fb), "; inside: %s" % c.why if c.why else ""),
+                state, terminal_text(fa), terminal_text(fb))
