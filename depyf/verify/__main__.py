@@ -35,7 +35,7 @@ def main(argv=None):
                    help="use another decompile(code) -> str (to test this harness)")
     p.add_argument("--list-modules", action="store_true", help="print the corpus and exit")
     p.add_argument("--quiet", action="store_true", help="no progress dots")
-    for what in ("decompiled", "compiles", "equal"):
+    for what in ("decompiled", "compiles", "equal", "proven"):
         p.add_argument("--require-" + what, type=float, metavar="PCT",
                        help="exit 1 if the %s rate is below PCT" % what)
     args = p.parse_args(argv)
@@ -67,7 +67,7 @@ def main(argv=None):
     total = report.summarize(results)
     status = 0
     for what, key in (("decompiled", "decompiled_pct"), ("compiles", "compiles_pct"),
-                      ("equal", "equal_pct")):
+                      ("equal", "equal_pct"), ("proven", "proven_pct")):
         need = getattr(args, "require_" + what)
         if need is not None and total[key] < need:
             print("FAIL: %s rate %.2f%% is below the required %.2f%%" % (what, total[key], need))

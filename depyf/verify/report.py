@@ -17,6 +17,7 @@ def summarize(results):
     decompiled = sum(r.decompiled for r in results)
     compiles = sum(r.compiles for r in results)
     equal = sum(r.equal for r in results)
+    proven = sum(r.proven for r in results)
     seconds = sum(r.seconds for r in results)
     slowest = max(results, key=lambda r: r.seconds) if results else None
     return OrderedDict(
@@ -24,9 +25,12 @@ def summarize(results):
         decompiled=decompiled,
         compiles=compiles,
         equal=equal,
+        proven=proven,
         decompiled_pct=_pct(decompiled, n),
         compiles_pct=_pct(compiles, n),
         equal_pct=_pct(equal, n),
+        proven_pct=_pct(proven, n),
+        different=sum((r.proof or "").startswith("different") for r in results),
         temp_names=sum(r.temps for r in results),
         decompile_seconds=round(seconds, 4),
         objects_per_second=round(n / seconds, 1) if seconds > 0 else None,
@@ -58,7 +62,7 @@ def failure_groups(results):
 
 def format_table(results, unchecked_anonymous=0, wall_seconds=None):
     rows = [("module", "objects", "decompiled %", "compiles %", "bytecode-equal %",
-             "__temp names", "slowest s")]
+             "proven %", "__temp names", "slowest s")]
     for module, s in by_module(results).items():
         rows.append(_row(module, s))
     total = summarize(results)
@@ -77,6 +81,9 @@ def format_table(results, unchecked_anonymous=0, wall_seconds=None):
         % (total["objects"], total["decompiled"], total["decompiled_pct"], total["compiles"],
            total["compiles_pct"], total["equal"], total["equal_pct"])
     )
+    lines.append(
+        "proven equivalent (bytecode-equal or checked): %d (%.2f%%); found to behave "
+        "differently: %d" % (total["proven"], total["proven_pct"], total["different"]))
     lines.append("__temp names introduced: %d" % total["temp_names"])
     lines.append(
         "decompile time: %.2f s, throughput %s objects/s; slowest %.3f s (%s); over 1 s: %d; "
@@ -99,7 +106,8 @@ def format_table(results, unchecked_anonymous=0, wall_seconds=None):
 
 def _row(name, s):
     return (name, str(s["objects"]), "%.2f" % s["decompiled_pct"], "%.2f" % s["compiles_pct"],
-            "%.2f" % s["equal_pct"], str(s["temp_names"]), "%.3f" % s["slowest_seconds"])
+            "%.2f" % s["equal_pct"], "%.2f" % s["proven_pct"], str(s["temp_names"]),
+            "%.3f" % s["slowest_seconds"])
 
 
 def format_failures(results):
@@ -116,11 +124,19 @@ def format_failures(results):
     ]
     for count, stage, category, _ in groups:
         lines.append("%6d  %-9s  %s" % (count, stage, category))
+    unproven = [r for r in results if r.compiles and not r.proven]
+    lines.append("")
+    lines.append("## not proven equivalent: %d (the checker's first difference, or why it "
+                 "could not decide)" % len(unproven))
+    for r in unproven:
+        lines.append("  %s:%s (line %d): %s" % (r.module, r.qualname, r.firstlineno, r.proof))
     for count, stage, category, rs in groups:
         lines.append("")
         lines.append("## %d x [%s] %s" % (count, stage, category))
         for r in rs:
-            lines.append("  %s:%s (line %d): %s" % (r.module, r.qualname, r.firstlineno, r.reason))
+            proof = "" if r.proven or not r.compiles else "  [NOT PROVEN]"
+            lines.append("  %s:%s (line %d): %s%s" % (r.module, r.qualname, r.firstlineno,
+                                                       r.reason, proof))
     return "\n".join(lines) + "\n"
 
 

@@ -39,9 +39,13 @@ for _feature in __future__.all_feature_names:
 # The outcome for one code object. ``stage`` is where it failed ("decompile", "compile",
 # "locate", "compare", or "not run" when the run's time budget was spent) or None; ``category`` groups failures for the worklist; ``reason``
 # is the first line of the failure.
+# ``proven``: the recompiled code is bytecode-equal or the equivalence checker proved it
+# equivalent (``depyf.verify.equivalence``); ``proof`` says which, or why not.
 Result = namedtuple(
     "Result",
-    "module qualname firstlineno decompiled compiles equal seconds temps stage category reason",
+    "module qualname firstlineno decompiled compiles equal seconds temps stage category reason "
+    "proven proof",
+    defaults=(False, None),
 )
 
 
@@ -268,9 +272,24 @@ def check(target, decompile=default_decompile, timeout=10.0):
                       "function not found in decompiled text", reason)
 
     diff = first_difference(normalize(code), normalize(found))
-    if diff is not None:
-        return result(True, True, False, seconds, temps, "compare", diff.category, diff.detail)
-    return result(True, True, True, seconds, temps, None, None, None)
+    if diff is None:
+        return result(True, True, True, seconds, temps, None, None, None)._replace(
+            proven=True, proof="bytecode-equal")
+    verdict = prove(code, found)
+    r = result(True, True, False, seconds, temps, "compare", diff.category, diff.detail)
+    if verdict:
+        return r._replace(proven=True, proof="checked")
+    return r._replace(proof="%s: %s" % ("different" if verdict.different else "unknown",
+                                         verdict.reason))
+
+
+def prove(original, recompiled):
+    """The equivalence checker's verdict on a round trip (never raises)."""
+    from .equivalence import Verdict, equivalent
+    try:
+        return equivalent(original, recompiled)
+    except Exception as exc:  # a checker bug is data too
+        return Verdict(False, "checker error %s: %s" % (type(exc).__name__, exc))
 
 
 def not_run(target, reason):
