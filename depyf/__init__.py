@@ -4,7 +4,8 @@ The decompiler (``decompile``, ``Decompiler``, ``decompile_module``) is stdlib-o
 The torch integration (``prepare_debug``, ``debug``, ``install``, ``uninstall``) is
 loaded lazily, so ``import depyf`` works without torch installed.
 """
-from .errors import DecompilationError, TorchNotAvailableError, UnsupportedPycError
+from .errors import (DecompilationError, TorchNotAvailableError, UnprovenError,
+                     UnsupportedPycError)
 from .decompiler.api import Decompiler, decompile
 from .module import decompile_module, decompile_pyc
 
@@ -40,6 +41,7 @@ __all__ = [
     "decompile",
     "Decompiler",
     "DecompilationError",
+    "UnprovenError",
     "UnsupportedPycError",
     "TorchNotAvailableError",
     "decompile_module",

@@ -26,6 +26,20 @@ class DecompilationError(Exception):
         super().__init__("cannot decompile %s: %s" % (", ".join(where), reason))
 
 
+class UnprovenError(DecompilationError):
+    """The decompiled source could not be proven to do what the bytecode does.
+
+    ``verdict`` is the equivalence checker's answer (``verdict.different``: a path on
+    which the two behave differently was found; otherwise the check could not decide),
+    ``source`` the text that was refused. ``decompile(..., allow_unproven=True)``
+    returns that text instead, with a first-line comment saying it is unproven."""
+
+    def __init__(self, reason, *, source=None, verdict=None, **where):
+        super().__init__(reason, **where)
+        self.source = source
+        self.verdict = verdict
+
+
 class UnsupportedPycError(DecompilationError):
     """A .pyc file written by another Python version, or not a .pyc at all."""
 

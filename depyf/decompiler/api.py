@@ -8,7 +8,7 @@ import functools
 import inspect
 import types
 
-from ..errors import DecompilationError
+from ..errors import DecompilationError, UnprovenError
 from . import generics
 from . import symbolic as S
 from . import versions as V
@@ -16,7 +16,7 @@ from .instructions import normalize
 from .mangling import mangle, unmangle_class_body
 from .printer import unparse
 from .rewrite import finish_body, returned_expression
-from .selfcheck import check
+from .prove import prove
 from .signature import build_arguments
 from .structure import Emitter
 
@@ -32,9 +32,10 @@ _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static
 class _Nested:
     """Decompiles the code objects that MAKE_FUNCTION / class creation refer to."""
 
-    def __init__(self, bindings, temp_prefix):
+    def __init__(self, bindings, temp_prefix, reading=None):
         self.bindings = bindings
         self.temp_prefix = temp_prefix
+        self.reading = reading  # None, or one of READINGS[1:]: an alternative reading
         self.used_temps = False
         self.classes = []  # names of the class bodies being decompiled, innermost last
         self.scopes = []  # the code objects being decompiled, innermost last
@@ -82,6 +83,12 @@ class _Nested:
         return found
 
     def _statements(self, code, instrs, entries, order):
+        if self.reading == "flipped":
+            order = order[::-1]
+        elif self.reading == "temporaries":
+            ex = S.Executor(code, self, self.bindings, self.temp_prefix, temps=True)
+            self.used_temps = True
+            return Emitter(code, instrs, entries, ex).function_body()
         try:
             try:
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
@@ -369,6 +376,12 @@ def _annotation_items(node):
     raise DecompilationError("unexpected annotations form")
 
 
+# The ways of reading one code object, in the order they are tried: the default (with its
+# own fallbacks), the copied tails joined in the other order, and every value that stays
+# on the stack bound to a temporary (exact evaluation order, more verbose).
+READINGS = (None, "flipped", "temporaries")
+
+
 class Decompiler:
     """Decompile one code object into a complete ``def`` statement.
 
@@ -389,26 +402,52 @@ class Decompiler:
         self.bindings = {}
 
     def decompile(self, indentation=4, temp_prefix="__temp_", overwrite_fn_name=None,
-                  overwite_fn_name=None):
+                  overwite_fn_name=None, allow_unproven=False):
+        """The source of a ``def`` proven equivalent to the code object (see
+        ``prove``). When the first reading of the bytecode is not proven, the others in
+        ``READINGS`` are tried. Nothing proven: ``UnprovenError``, or with
+        ``allow_unproven`` the first reading's text under a comment saying why."""
         name = overwrite_fn_name or overwite_fn_name or self.code.co_name
+        refused = []
+        for reading in READINGS:
+            try:
+                node, bindings = self._read(name, temp_prefix, reading)
+                text = unparse(node, indentation)
+                verdict = prove(self.code, text, node.name, bindings)
+            except DecompilationError as err:
+                if reading is None:
+                    raise self._where(err) from None
+                continue  # this reading does not fit the bytecode at all
+            if verdict:
+                self.bindings = bindings
+                return text
+            refused.append((text, bindings, verdict))
+        text, bindings, verdict = refused[0]
+        self.bindings = bindings
+        if allow_unproven:
+            return "# depyf: NOT PROVEN to do what the bytecode does: %s\n%s" % (
+                verdict.reason.splitlines()[0], text)
+        raise UnprovenError("the decompiled source is not proven to do what the bytecode "
+                            "does (%s)" % verdict.reason, source=text, verdict=verdict,
+                            function=self.code.co_name)
+
+    def _read(self, name, temp_prefix, reading):
         self.bindings = {}
         try:
-            node = self.to_ast(name, temp_prefix)
-            text = unparse(node, indentation)
-            check(self.code, text, node.name, temp_prefix if self._nested.used_temps else None,
-                  self.bindings)
-            return text
-        except DecompilationError as err:
-            if err.function is None:  # say which function, whatever stage noticed
-                raise DecompilationError(err.reason, function=self.code.co_name,
-                                         opname=err.opname, offset=err.offset) from None
-            raise
+            return self.to_ast(name, temp_prefix, reading), self.bindings
         except RecursionError:
             raise DecompilationError("nesting too deep to decompile",
                                      function=self.code.co_name) from None
 
-    def to_ast(self, name=None, temp_prefix="__temp_"):
-        nested = self._nested = _Nested(self.bindings, temp_prefix)
+    def _where(self, err):
+        """``err`` naming this function, whatever stage noticed."""
+        if err.function is None:
+            return DecompilationError(err.reason, function=self.code.co_name,
+                                      opname=err.opname, offset=err.offset)
+        return err
+
+    def to_ast(self, name=None, temp_prefix="__temp_", reading=None):
+        nested = self._nested = _Nested(self.bindings, temp_prefix, reading)
         fm = S.FuncMarker(self.code)
         fn = self.function
         ex = S.Executor(self.code, nested, self.bindings, temp_prefix)
@@ -472,7 +511,9 @@ def _unwrap(obj):
     raise TypeError("cannot find Python bytecode behind %r" % (obj,))
 
 
-def decompile(obj):
-    """Decompile a function-like object (or code object) into Python source text."""
+def decompile(obj, *, allow_unproven=False):
+    """Decompile a function-like object (or code object) into Python source text that is
+    proven to do what the bytecode does (``UnprovenError`` otherwise; with
+    ``allow_unproven`` the unproven text is returned under a comment that says so)."""
     code, fn = _unwrap(obj)
-    return Decompiler(fn if fn is not None else code).decompile()
+    return Decompiler(fn if fn is not None else code).decompile(allow_unproven=allow_unproven)

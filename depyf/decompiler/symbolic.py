@@ -233,14 +233,15 @@ def same_expr(a, b):
     return ast.dump(a) == ast.dump(b)
 
 
+_INF = float("inf")
+
+
 def _is_literal(value):
     """Whether ``repr(value)`` is Python source that evaluates back to an equal value."""
     if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
-        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            return False
-        if isinstance(value, complex):
-            return all(_is_literal(p) for p in (value.real, value.imag))
-        return True
+        if isinstance(value, complex):  # a nan part has no literal (inf: 1e309j)
+            return value.real == value.real and value.imag == value.imag
+        return True  # inf and nan are written as expressions the compiler folds
     if isinstance(value, (tuple, frozenset)):
         return all(_is_literal(v) for v in value)
     return False
@@ -296,6 +297,11 @@ class Executor:
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
+        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+            # no literal: expressions the compiler folds back (1e309 overflows to inf)
+            if value != value:
+                return ast.BinOp(left=const(_INF), op=ast.Sub(), right=const(_INF))
+            return const(_INF) if value > 0 else ast.UnaryOp(op=ast.USub(), operand=const(_INF))
         if _is_literal(value):
             if isinstance(value, tuple):
                 node = ast.Tuple(elts=[self.const_expr(v) for v in value], ctx=ast.Load())
@@ -312,8 +318,6 @@ class Executor:
             if isinstance(value, float) and value < 0 or isinstance(value, int) and not isinstance(value, bool) and value < 0:
                 return ast.UnaryOp(op=ast.USub(), operand=const(-value))
             return const(value)
-        if isinstance(value, float):  # nan / inf
-            return ast.Call(func=name("float"), args=[const(repr(value))], keywords=[])
         for k, v in self.bindings.items():
             if v is value:
                 return name(k)

@@ -173,6 +173,18 @@ class Machine:
         partner = self.pairing.b2a.get(term[2])
         return ("ref", "A", partner) if partner is not None else term
 
+    def known_truth(self, f, term):
+        """``term``'s truth as a bool term when no user code is needed to tell (see
+        ``decide``), else None."""
+        if bool_atom(term) is not None:
+            return term
+        known = literal_truth(f, term)
+        if known is not None:
+            return TRUE if known else FALSE
+        if term[0] != "ref":
+            return self.decisions.get(("truth of", term))
+        return None
+
     def decide(self, f, term, decisions):
         """True/False when ``term``'s truth is known without user code on this path,
         a ``Fork`` when it is a bool nobody decided yet, None when a truth test (an

@@ -49,6 +49,7 @@ class _Join:
         self.generation = generation
         self.frames = frames  # side -> (stored frame, arriving frame)
         self.swallowed = {"A": (set(), set()), "B": (set(), set())}
+        self.phi_count = generation > 1  # no phis of this node exist before its second join
         self.phis = {}
         self.var = {}  # phi of this node in the stored state -> the arriving term
         self.maps = {"A": ({}, {}), "B": ({}, {})}
@@ -78,11 +79,18 @@ class _Join:
                     self._collect(y, found)
 
     def term(self, side, g, s):
-        if g == s and (g[0] in _LEAVES or not refs_in(g, [])):
-            for p in self._own_inside(g):
-                if self.var.setdefault(p, p) != p:
+        if g is s or g == s:
+            tag = g[0]
+            if tag in _LEAVES:
+                if tag in ("s", "b", "u") and self.own(g) and self.var.setdefault(g, g) != g:
                     return self.generalize(g, s, side)
-            return g
+                return g
+            if not refs_in(g, []):
+                if self.phi_count:
+                    for p in self._own_inside(g):
+                        if self.var.setdefault(p, p) != p:
+                            return self.generalize(g, s, side)
+                return g
         if self.own(g):
             seen = self._neutral(side, s)
             prev = self.var.get(g)
@@ -221,12 +229,18 @@ def _join(node, generation, stored, arriving):
 
 
 def _join_frame(j, side, g, s):
-    f = g.copy()
-    f.heap = {}
+    heap, g.heap = g.heap, {}
+    try:
+        f = g.copy()
+    finally:
+        g.heap = heap
     f.stack = [j.term(side, x, y) for x, y in zip(g.stack, s.stack)]
-    names = set(g.locals) | set(s.locals)
-    f.locals = {n: j.term(side, g.locals.get(n, UNBOUND), s.locals.get(n, UNBOUND))
-                for n in sorted(names)}
+    term = j.term
+    gl, sl = g.locals, s.locals
+    f.locals = {n: term(side, v, sl.get(n, UNBOUND)) for n, v in gl.items()}
+    for n, v in sl.items():
+        if n not in gl:
+            f.locals[n] = term(side, UNBOUND, v)
     f.exc = j.term(side, g.exc, s.exc)
     if g.ready is not None:
         f.ready = j.term(side, g.ready, s.ready)

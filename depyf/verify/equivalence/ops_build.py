@@ -46,6 +46,8 @@ def known_items(f, term):
 def extended(contents, items_term):
     """List contents after ``extend`` with ``items_term`` (a tuple term or an unknown
     sequence of items)."""
+    if items_term == ("t", ()):
+        return contents
     if contents[0] == "t" and items_term[0] == "t":
         return ("t", contents[1] + items_term[1])
     return ("op", "extend", contents, items_term)
@@ -222,27 +224,59 @@ def dict_update(m, f, ins, i):
                  _contents_from_result(ins.arg, "dict"))
 
 
-# 3.8: one opcode per kind of display with unpacking
+# 3.8: one opcode per kind of display with unpacking; run as the 3.9+ form (an empty
+# container updated part by part), so that both spell the same events
 @op("BUILD_LIST_UNPACK", "BUILD_TUPLE_UNPACK", "BUILD_TUPLE_UNPACK_WITH_CALL",
     "BUILD_SET_UNPACK", "BUILD_MAP_UNPACK", "BUILD_MAP_UNPACK_WITH_CALL")
 def build_unpack(m, f, ins, i):
+    kind = {"LIST": "list", "TUPLE": "list", "SET": "set", "MAP": "dict"}[ins.opname.split("_")[1]]
     parts = f.stack[len(f.stack) - ins.arg:]
-    kind = ins.opname.split("_")[1].lower()
-    if kind in ("list", "tuple"):
-        known = [known_items(f, p) for p in parts]
-        if all(k is not None for k in known):
-            f.pop(ins.arg)
-            items = ("t", tuple(x for k in known for x in k))
-            f.push(items if kind == "tuple" else f.new("list", items))
-            return None
+    done, contents = (0, _EMPTY[kind]) if f.ready is None else f.ready[1:]
+    while done < len(parts):
+        part = parts[done]
+        updated = _pure_update(f, kind, contents, part, "WITH_CALL" in ins.opname)
+        if updated is None:
+            return _update_event(kind, contents, part, done, i)
+        contents, done = updated, done + 1
+    f.ready = None
+    f.pop(ins.arg)
+    if ins.opname.startswith("BUILD_TUPLE"):
+        f.push(contents if contents[0] == "t" else ("op", "tuple", contents))
+    else:
+        f.push(f.new(kind, contents))
+
+
+_EMPTY = {"list": ("t", ()), "set": ("op", "set", ()), "dict": ("d", ())}
+
+
+def _pure_update(f, kind, contents, part, strict):
+    """``contents`` updated with ``part`` when no user code runs for it, else None."""
+    if kind == "list":
+        items = known_items(f, part)
+        return extended(contents, ("t", items)) if items is not None else None
+    if kind == "set":
+        items = _const_set_items(part) or known_items(f, part)
+        if items is not None and all(safe_key(x) for x in items) and contents[0:2] == ("op", "set"):
+            return ("op", "set", tuple(sorted(set(contents[2] + tuple(items)), key=repr)))
+        return None
+    other = f.obj(part)
+    if (other is None or other.kind != "dict" or other.contents[0] != "d" or contents[0] != "d"
+            or not all(safe_key(k) for k, _ in other.contents[1])):
+        return None
+    if strict and {k for k, _ in contents[1]} & {k for k, _ in other.contents[1]}:
+        return None  # a repeated keyword argument: TypeError, left to the event
+    return ("d", _dict_pairs(contents[1] + other.contents[1]))
+
+
+def _update_event(kind, contents, part, done, i):
+    words = {"list": ("iterate",), "set": ("set update",), "dict": ("dict update",)}[kind]
 
     def apply(g, label, results):
-        g.pop(ins.arg)
-        if kind == "tuple":
-            g.push(("op", "tuple", results[0]))
-        else:
-            g.push(g.new({"map": "dict"}.get(kind, kind), results[0]))
-    return Event(("unpack into", kind, "call" if "CALL" in ins.opname else ""), parts, apply)
+        new = extended(contents, results[0]) if kind == "list" else results[0]
+        g.ready = ("unpacked", done + 1, new)
+        g.pc = i
+    operands = (part,) if kind == "list" else (contents, part)
+    return Event(words, operands, apply)
 
 
 @op("UNPACK_SEQUENCE")

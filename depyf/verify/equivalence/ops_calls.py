@@ -346,9 +346,10 @@ def unary(m, f, ins, i):
 @op("UNARY_NOT")
 def unary_not(m, f, ins, i):
     v = f.peek()
-    if _is_bool(v):
+    known = m.known_truth(f, v)
+    if known is not None:
         f.pop()
-        f.push(negate(v))
+        f.push(negate(known))
         return None
     return Event(("truth",), (v,), lambda g, label, r: (g.pop(), g.push(negate(r[0]))), OKB)
 
@@ -361,7 +362,10 @@ def _is_bool(term):
 @op("TO_BOOL")
 def to_bool(m, f, ins, i):
     v = f.peek()
-    if _is_bool(v):
+    known = m.known_truth(f, v)
+    if known is not None:
+        f.pop()
+        f.push(known)
         return None
     return Event(("truth",), (v,), lambda g, label, r: (g.pop(), g.push(r[0])), OKB)
 
@@ -370,8 +374,11 @@ def to_bool(m, f, ins, i):
 def compare_op(m, f, ins, i):
     if f.ready is not None and f.ready[0] == "compared":  # 3.13 bool(...): second half
         result = f.peek()
-        if _is_bool(result):
+        known = m.known_truth(f, result)
+        if known is not None:
             f.ready = None
+            f.pop()
+            f.push(known)
             return None
         return Event(("truth",), (result,), lambda g, label, r: (g.pop(), g.push(r[0])), OKB)
 

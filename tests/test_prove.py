@@ -1,0 +1,81 @@
+"""The decompiler's last stage: recompile the text in the original's scope and prove it
+(``depyf/decompiler/prove.py``); what the old effect-set self-check missed is refused."""
+import pytest
+
+import depyf
+from depyf.decompiler.prove import prove, recompile
+from depyf.errors import DecompilationError, UnprovenError
+
+
+def _code(source, name="f"):
+    namespace = {}
+    exec(compile(source, "<test>", "exec"), namespace)
+    return namespace[name].__code__
+
+
+def test_one_await_more_is_a_difference():
+    source = "async def f(g):\n    return [v async for v in g]\n"
+    code = _code(source)
+    assert prove(code, source, "f")
+    assert not prove(code, "async def f(g):\n    return await [v async for v in g]\n", "f")
+
+
+def test_return_inside_or_after_an_async_with():
+    code = _code("async def f(m, x):\n    async with m:\n        x.append(1)\n    return x\n")
+    same = "async def f(m, x):\n    async with m:\n        x.append(1)\n    return x\n"
+    moved = "async def f(m, x):\n    async with m:\n        x.append(1)\n        return x\n"
+    assert prove(code, same, "f")
+    verdict = prove(code, moved, "f")  # __aexit__ suppressing append's exception: x or None
+    assert not verdict and verdict.different
+
+
+def test_a_lost_cell_is_a_difference():
+    # without `nonlocal a` the outer `a` is a plain local: `f.__closure__` is None
+    source = "def g(v):\n    a = v\n    def f():\n        nonlocal a\n    return f.__closure__\n"
+    code = _code(source, "g")
+    assert prove(code, source, "g")
+    assert not prove(code, source.replace("        nonlocal a\n", "        pass\n"), "g")
+
+
+def test_is_none_test_folded_into_a_jump_is_the_same_test():
+    code = _code("def f(a, b, r):\n    return (a is None and b) or r\n")
+    assert prove(code, "def f(a, b, r):\n    return (b or r) if a is None else r\n", "f")
+    assert not prove(code, "def f(a, b, r):\n    return (b or r) if a else r\n", "f")
+
+
+def test_a_statement_run_twice_is_a_difference():
+    code = _code("def f(xs, h):\n    for x in xs:\n        h(x)\n")
+    assert not prove(code, "def f(xs, h):\n    for x in xs:\n        h(x)\n        h(x)\n", "f")
+
+
+def test_super_and_dunder_globals_compile_without_mangling():
+    # a method's transformed code loads __compiled_fn_1: a class around it would mangle it
+    source = "def m(self):\n    x = __compiled_fn_1(self)\n    return super().m(x)\n"
+    outer = "class C:\n    def m(self):\n        x = __compiled_fn_1(self)\n        return super().m(x)\n"
+    namespace = {}
+    exec(compile(outer, "<test>", "exec"), namespace)
+    code = namespace["C"].m.__code__
+    assert "_C__compiled_fn_1" in code.co_names  # the original, compiled in its class
+    recompiled = recompile(code, source, "m")
+    assert "__compiled_fn_1" in recompiled.co_names
+
+
+def test_text_that_does_not_compile_is_an_error():
+    with pytest.raises(DecompilationError, match="does not compile"):
+        prove(_code("def f():\n    pass\n"), "def f(:\n", "f")
+
+
+def test_unproven_output_raises_or_is_returned_marked():
+    class Wrong(depyf.Decompiler):
+        def to_ast(self, name=None, temp_prefix="__temp_", reading=None):
+            node = super().to_ast(name, temp_prefix, reading)
+            node.body = node.body[:1]  # drop a statement: the text computes something else
+            return node
+
+    fn = _code("def f(a):\n    g(a)\n    h(a)\n")
+    with pytest.raises(UnprovenError) as info:
+        Wrong(fn).decompile()
+    assert info.value.verdict.different and "h(a)" not in info.value.source
+    text = Wrong(fn).decompile(allow_unproven=True)
+    assert text.startswith("# depyf: NOT PROVEN to do what the bytecode does:")
+    compile(text, "<test>", "exec")
