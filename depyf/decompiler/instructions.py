@@ -9,6 +9,7 @@ Jump targets are instruction *indexes* into the normalized list.
 import dis
 from collections import namedtuple
 
+from ..bytecode import exctable
 from . import versions as V
 
 ExcEntry = namedtuple("ExcEntry", "start end target depth lasti")  # indexes, end exclusive
@@ -159,30 +160,9 @@ def _expand(raw, code, pending_kwnames):
 
 
 def _exception_table_311(code, offset_to_index):
-    """Parse co_exceptiontable (3.11+) into ExcEntry with instruction indexes."""
-    data = code.co_exceptiontable
-    entries = []
-    i = 0
-
-    def varint():
-        nonlocal i
-        b = data[i]
-        i += 1
-        val = b & 63
-        while b & 64:
-            b = data[i]
-            i += 1
-            val = (val << 6) | (b & 63)
-        return val
-
-    while i < len(data):
-        start = varint() * 2
-        length = varint() * 2
-        target = varint() * 2
-        dl = varint()
-        entries.append(ExcEntry(offset_to_index(start), offset_to_index(start + length),
-                                offset_to_index(target), dl >> 1, bool(dl & 1)))
-    return entries
+    """co_exceptiontable (3.11+) as ExcEntry with instruction indexes."""
+    return [ExcEntry(offset_to_index(e.start), offset_to_index(e.end), offset_to_index(e.target),
+                     e.depth, e.lasti) for e in exctable.parse(code)]
 
 
 def _cover_cond_jumps(instrs, entries):

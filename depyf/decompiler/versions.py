@@ -26,10 +26,27 @@ COND_JUMP_ALIASES = {
     "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
 }
 
-# Instructions with no effect on the decompiled program (bookkeeping, caches, quickening).
-DROPPED = {
-    "CACHE", "EXTENDED_ARG", "NOP", "RESUME", "PRECALL", "COPY_FREE_VARS", "MAKE_CELL",
-    "GEN_START", "TO_BOOL", "RESUME_CHECK", "ENTER_EXECUTOR", "NOT_TAKEN", "END_FOR",
+# Instructions that do nothing when they run (padding, caches, interpreter bookkeeping,
+# 3.11's PRECALL). Every consumer (decompiler, bytecode comparison, equivalence checker)
+# skips them.
+NO_EFFECT = frozenset([
+    "CACHE", "EXTENDED_ARG", "NOP", "RESUME", "RESUME_CHECK", "PRECALL", "ENTER_EXECUTOR",
+    "NOT_TAKEN",
+])
+
+# 3.11+ frame set-up of closures: cells made and free variables copied at the start.
+CELL_SETUP = frozenset(["MAKE_CELL", "COPY_FREE_VARS"])
+
+# Instructions with no effect on the decompiled program (the above, plus ones whose
+# meaning the decompiler reads from their neighbours: GEN_START, TO_BOOL before a test,
+# END_FOR after an exhausted loop).
+DROPPED = NO_EFFECT | CELL_SETUP | {"GEN_START", "TO_BOOL", "END_FOR"}
+
+# 3.13 super-instructions: two instructions fused when they share a line.
+SUPER_INSTRUCTIONS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
 }
 
 # 3.12+: FOR_ITER's target is END_FOR (3.13: END_FOR; POP_TOP), which an exhausted

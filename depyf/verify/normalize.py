@@ -5,8 +5,9 @@ keeps everything that decides behaviour and drops only what a faithful re-compil
 decompiled source cannot reproduce (source positions) or what carries no meaning (padding):
 
 Instructions (from ``dis.get_instructions``, one ``Instr(opname, arg)`` each):
-  - dropped: ``NOP``, ``CACHE``, ``EXTENDED_ARG``, ``RESUME`` and 3.11's ``PRECALL``
-    (``EXTENDED_ARG`` only widens the next argument, which ``dis`` has already resolved).
+  - dropped: the instructions that do nothing when they run (``versions.NO_EFFECT``:
+    ``NOP``, ``CACHE``, ``EXTENDED_ARG``, ``RESUME``, 3.11's ``PRECALL``...;
+    ``EXTENDED_ARG`` only widens the next argument, which ``dis`` has already resolved).
   - jump arguments: the INDEX of the target in the normalized stream (a target that was a
     dropped instruction maps to the next kept one), so byte offsets, ``EXTENDED_ARG``
     padding and dropped ``NOP``s do not matter.
@@ -39,9 +40,11 @@ Ignored: ``co_firstlineno``, ``co_lnotab``/``co_linetable``, ``co_qualname``,
 instructions reference.
 """
 import dis
-import sys
 import types
 from collections import namedtuple
+
+from ..bytecode import exctable
+from ..decompiler import versions as V
 
 Instr = namedtuple("Instr", "opname arg")
 ExceptionEntry = namedtuple("ExceptionEntry", "start end target depth lasti")
@@ -54,21 +57,17 @@ NormalizedCode = namedtuple(
 # differences for the failure report, ``detail`` says exactly where.
 Difference = namedtuple("Difference", "category detail")
 
-DROPPED_OPS = frozenset(["NOP", "CACHE", "EXTENDED_ARG", "RESUME", "PRECALL"])
+DROPPED_OPS = V.NO_EFFECT
 JUMP_OPS = frozenset(
     dis.opname[op]
     for op in set(dis.hasjrel) | set(dis.hasjabs) | set(getattr(dis, "hasjump", ()))
     if op < len(dis.opname)
 )
 CONST_OPS = frozenset(dis.opname[op] for op in dis.hasconst if op < len(dis.opname))
-HAS_EXCEPTION_TABLE = sys.version_info >= (3, 11)
+HAS_EXCEPTION_TABLE = V.HAS_EXCEPTION_TABLE
 
 
-SUPER_INSTRUCTIONS = {
-    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
-    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
-    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
-}
+SUPER_INSTRUCTIONS = V.SUPER_INSTRUCTIONS
 
 
 def normalize_const(value):
@@ -155,33 +154,9 @@ def _index_of_offsets(code, raw):
     return index_of_offset
 
 
-def _parse_varint(it):
-    # Exception-table varints: 6 value bits per byte, 0x40 = more bytes follow.
-    b = next(it)
-    value = b & 63
-    while b & 64:
-        value <<= 6
-        b = next(it)
-        value |= b & 63
-    return value
-
-
 def parse_exception_table(code):
     """Raw ``(start, end, target, depth, lasti)`` entries in byte offsets, end exclusive."""
-    table = getattr(code, "co_exceptiontable", b"")
-    entries = []
-    it = iter(table)
-    while True:
-        try:
-            start = _parse_varint(it) * 2
-        except StopIteration:
-            return entries
-        length = _parse_varint(it) * 2
-        target = _parse_varint(it) * 2
-        depth_lasti = _parse_varint(it)
-        entries.append(
-            ExceptionEntry(start, start + length, target, depth_lasti >> 1, bool(depth_lasti & 1))
-        )
+    return [ExceptionEntry(*e) for e in exctable.parse(code)]
 
 
 def _exception_table(code, index_of_offset):

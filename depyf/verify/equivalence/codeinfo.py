@@ -7,13 +7,6 @@ import dis
 from ...bytecode import exctable
 from ...decompiler import versions as V
 
-# Instructions with no effect on what a function does.
-NO_OPS = frozenset([
-    "NOP", "CACHE", "EXTENDED_ARG", "RESUME", "RESUME_CHECK", "PRECALL", "MAKE_CELL",
-    "COPY_FREE_VARS", "NOT_TAKEN", "ENTER_EXECUTOR",
-])
-
-
 class Handler:
     """Where an exception raised at an instruction goes (3.11+ exception table)."""
 

@@ -1,5 +1,6 @@
 """Opcodes that move and build values: the stack, local variables, cells, globals and
 names, constants, tuples/lists/sets/dicts and their in-place updates, unpacking."""
+from ...decompiler import versions as V
 from .machine import OK, OK0, RAISES, Event, ModelLimit, pop_apply
 from .terms import NULL, UNBOUND
 
@@ -15,8 +16,7 @@ def op(*names):
 
 
 # -- the stack -----------------------------------------------------------------------
-@op("NOP", "CACHE", "EXTENDED_ARG", "RESUME", "RESUME_CHECK", "PRECALL", "MAKE_CELL",
-    "COPY_FREE_VARS", "NOT_TAKEN", "ENTER_EXECUTOR")
+@op(*(V.NO_EFFECT | V.CELL_SETUP))  # cells are addressed by name: nothing to set up
 def nothing(m, f, ins, i):
     return None
 

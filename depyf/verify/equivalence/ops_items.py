@@ -15,15 +15,38 @@ def op(*names):
     return register
 
 
+def _index(key):
+    """An int constant, a ``slice`` of int/None constants, or None for anything else."""
+    if key[:2] == ("c", "int"):
+        return key[2]
+    if key[:2] == ("op", "slice"):
+        parts = []
+        for part in key[2:]:
+            if part == NONE:
+                parts.append(None)
+            elif part[:2] == ("c", "int"):
+                parts.append(part[2])
+            else:
+                return None
+        if parts[2] == 0:
+            return None  # ValueError: left to the event
+        return slice(*parts)
+    return None
+
+
 def _known_index(f, container, key):
-    """The item ``container[key]`` when no user code runs to get it (a tuple or a list
-    the code built, with known items, indexed by an int constant in range)."""
+    """``container[key]`` when no user code runs to get it: a tuple, or a list the code
+    built, with known items, indexed by an int constant in range or sliced by constants
+    (a new list from a list). None otherwise."""
     items = known_items(f, container)
-    if items is None or key[:2] != ("c", "int"):
+    index = _index(key)
+    if items is None or index is None:
         return None
-    k = key[2]
-    if -len(items) <= k < len(items):
-        return items[k]
+    if isinstance(index, slice):
+        part = ("t", items[index])
+        return part if container[0] == "t" else f.new("list", part)
+    if -len(items) <= index < len(items):
+        return items[index]
     return None
 
 
@@ -34,6 +57,36 @@ def _get_item(f, container, key, n_pop):
         f.push(item)
         return None
     return Event(("getitem",), (container, key), pop_apply(n_pop))
+
+
+def _changed_items(f, container, key, value=None, delete=False):
+    """The new items of a list the code built after ``container[key] = value`` (or
+    ``del``), when no user code runs for it; None otherwise."""
+    o = f.obj(container)
+    if o is None or o.kind != "list" or o.contents[0] != "t":
+        return None
+    index = _index(key)
+    if index is None:
+        return None
+    items = list(o.contents[1])
+    if isinstance(index, slice):
+        if index.step not in (None, 1):
+            return None  # extended slices may raise for a wrong length
+        if delete:
+            del items[index]
+        else:
+            new = known_items(f, value)
+            if new is None:
+                return None
+            items[index] = new
+        return ("t", tuple(items))
+    if not -len(items) <= index < len(items):
+        return None
+    if delete:
+        del items[index]
+    else:
+        items[index] = value
+    return ("t", tuple(items))
 
 
 @op("BINARY_SUBSCR")
@@ -47,30 +100,35 @@ def binary_slice(m, f, ins, i):
     return _get_item(f, f.peek(3), key, 3)
 
 
+def _set_item(f, container, key, value, n_pop):
+    items = _changed_items(f, container, key, value)
+    if items is not None:
+        f.pop(n_pop)
+        f.obj(container).contents = items
+        return None
+    return Event(("setitem",), (container, key, value), pop_apply(n_pop), OK0)
+
+
 @op("STORE_SUBSCR")
 def store_subscr(m, f, ins, i):
-    value, container, key = f.peek(3), f.peek(2), f.peek()
-    o = f.obj(container)
-    if (o is not None and o.kind == "list" and o.contents[0] == "t"
-            and _known_index(f, container, key) is not None):
-        items = list(o.contents[1])
-        items[key[2]] = value
-        f.pop(3)
-        o.contents = ("t", tuple(items))
-        return None
-    return Event(("setitem",), (container, key, value), pop_apply(3), OK0)
+    return _set_item(f, f.peek(2), f.peek(), f.peek(3), 3)
 
 
 @op("STORE_SLICE")
 def store_slice(m, f, ins, i):
-    value, container = f.peek(4), f.peek(3)
     key = ("op", "slice", f.peek(2), f.peek(), NONE)
-    return Event(("setitem",), (container, key, value), pop_apply(4), OK0)
+    return _set_item(f, f.peek(3), key, f.peek(4), 4)
 
 
 @op("DELETE_SUBSCR")
 def delete_subscr(m, f, ins, i):
-    return Event(("delitem",), (f.peek(2), f.peek()), pop_apply(2), OK0)
+    container, key = f.peek(2), f.peek()
+    items = _changed_items(f, container, key, delete=True)
+    if items is not None:
+        f.pop(2)
+        f.obj(container).contents = items
+        return None
+    return Event(("delitem",), (container, key), pop_apply(2), OK0)
 
 
 # -- formatting ------------------------------------------------------------------------
