@@ -79,3 +79,15 @@ def test_unproven_output_raises_or_is_returned_marked():
     text = Wrong(fn).decompile(allow_unproven=True)
     assert text.startswith("# depyf: NOT PROVEN to do what the bytecode does:")
     compile(text, "<test>", "exec")
+
+
+def test_an_unused_free_variable_of_the_code_decompiled_is_kept_with_nonlocal():
+    # Dynamo's resume functions keep the original frame's cells as free variables even
+    # where the rest of the function no longer reads them
+    source = "def g(scale):\n    def resume(x):\n        nonlocal scale\n        return x * 2\n    return resume\n"
+    code = _code(source, "g")
+    inner = [c for c in code.co_consts if hasattr(c, "co_code")][0]
+    assert inner.co_freevars == ("scale",)
+    text = depyf.decompile(inner)
+    assert "nonlocal scale" in text, text
+    assert prove(inner, text, "resume")

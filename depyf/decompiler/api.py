@@ -71,7 +71,9 @@ class _Nested:
 
     def _outer_function_cells(self, code):
         """The free variables of ``code`` that are cells of the enclosing *function* (not
-        of a class body or a type-parameter scope, where `nonlocal` cannot reach)."""
+        of a class body or a type-parameter scope, where `nonlocal` cannot reach). The
+        outermost code's free variables count as such: its text is only compiled inside
+        a function that binds them."""
         found = set()
         for name in code.co_freevars:
             for outer in reversed(self.scopes):
@@ -80,6 +82,10 @@ class _Nested:
                             and not generics.is_type_params_scope(outer):
                         found.add(name)
                     break
+            else:  # free in the outermost code decompiled: its enclosing function is
+                # the caller's (Dynamo's resume functions keep unused cells this way)
+                if not self.scopes and name not in ("__class__", "__classdict__"):
+                    found.add(name)
         return found
 
     def _statements(self, code, instrs, entries, order):
@@ -294,7 +300,8 @@ def _declarations(code, instrs, outer_cells=()):
             stored_free.append(ins.argval)
     # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
     # outer `x` a cell: `f.__closure__` sees it)
-    used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))}
+    used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))
+            or (ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
     stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
                     and n not in stored_free]
     out = []
@@ -388,9 +395,14 @@ class Decompiler:
     After ``decompile()``, ``bindings`` maps names used in the output to constants that
     have no source form (e.g. ``torch.device`` objects in Dynamo-generated code); exec the
     source in a namespace that contains them.
+
+    ``fixed_globals``: globals the caller vouches are bound before the code runs and
+    never rebound by what it calls (the proof may then read them at another moment than
+    the bytecode does; Dynamo's ``__compiled_fn_*`` for instance).
     """
 
-    def __init__(self, code):
+    def __init__(self, code, fixed_globals=()):
+        self.fixed_globals = frozenset(fixed_globals)
         if isinstance(code, types.FunctionType):
             self.function = code
             code = code.__code__
@@ -413,7 +425,7 @@ class Decompiler:
             try:
                 node, bindings = self._read(name, temp_prefix, reading)
                 text = unparse(node, indentation)
-                verdict = prove(self.code, text, node.name, bindings)
+                verdict = prove(self.code, text, node.name, bindings, self.fixed_globals)
             except DecompilationError as err:
                 if reading is None:
                     raise self._where(err) from None

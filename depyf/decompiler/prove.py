@@ -51,12 +51,14 @@ def recompile(code, source, name):
     return recompiled
 
 
-def prove(code, source, name, bindings=None):
+def prove(code, source, name, bindings=None, fixed_globals=()):
     """The equivalence checker's ``Verdict`` on ``source`` (a def of ``name``) against
-    ``code``. ``bindings``: names the source uses for constants without a source form."""
+    ``code``. ``bindings``: names the source uses for constants without a source form;
+    ``fixed_globals``: see ``equivalent``."""
     from ..verify.equivalence import equivalent
     recompiled = recompile(code, source, name)
-    return equivalent(code, recompiled, bindings=bindings, compare_name=name == code.co_name)
+    return equivalent(code, recompiled, bindings=bindings, fixed_globals=fixed_globals,
+                      compare_name=name == code.co_name)
 
 
 def _future_flags():

@@ -41,13 +41,15 @@ def argument_count(code):
     )
 
 
-def differences(candidate, reference, required_varnames=(), name_map=None, bindings=None, source=None):
+def differences(candidate, reference, required_varnames=(), name_map=None, bindings=None, source=None,
+                fixed_globals=()):
     """Reasons why ``candidate`` may not replace ``reference`` (Dynamo's code); [] if none.
 
     ``required_varnames``: the original frame's ``co_varnames`` (must be a prefix).
     ``name_map``: renames applied on purpose (reference name -> candidate name).
     ``bindings``: globals the candidate uses for non-literal constants (name -> object).
     ``source``: the decompiled text the candidate was compiled from.
+    ``fixed_globals``: Dynamo's own globals (see ``transformed_code.dynamo_globals``).
     """
     reasons = []
     for attr in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount"):
@@ -83,7 +85,8 @@ def differences(candidate, reference, required_varnames=(), name_map=None, bindi
 
     if not reasons:
         verdict = equivalent(reference, candidate, bindings=bindings, name_map=name_map,
-                             compare_name=False, compare_docstring=False)
+                             fixed_globals=fixed_globals, compare_name=False,
+                             compare_docstring=False)
         if not verdict:
             reasons.append("not proven equivalent: %s" % verdict.reason)
     if not reasons:  # proven: a second opinion on recording proxies

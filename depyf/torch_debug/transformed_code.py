@@ -76,6 +76,25 @@ def _kept_names(original, dynamo_code):
     return set(original.co_varnames) | set(dynamo_code.co_freevars) | set(dynamo_code.co_cellvars)
 
 
+def _all_names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            names |= _all_names(const)
+    return names
+
+
+def dynamo_globals(original, dynamo_code):
+    """The globals Dynamo installed for its code (``__compiled_fn_<K>_<uuid>``,
+    ``__resume_at_*``, ``__import_*``, ...): private names the user's code never reads.
+    Dynamo binds them before the code runs and nothing the code calls rebinds them, so
+    the proof may let the decompiled code read them at another moment (``equivalent``'s
+    ``fixed_globals``)."""
+    user = _all_names(original)
+    return {n for n in _all_names(dynamo_code) - user
+            if n.startswith("__") and not n.endswith("__")}
+
+
 def rename_identifiers(source, mapping):
     """Rename NAME tokens (not strings or comments) according to ``mapping``."""
     if not mapping:
@@ -270,7 +289,8 @@ class TransformedCodeHook:
         return record
 
     def _build(self, record, code, new_code, uuid_names, frame_globals):
-        decompiler = Decompiler(new_code)
+        fixed = dynamo_globals(code, new_code)
+        decompiler = Decompiler(new_code, fixed_globals=fixed)
         source = decompiler.decompile(overwrite_fn_name=record.func_name)
         bindings = dict(getattr(decompiler, "bindings", {}) or {})
 
@@ -338,6 +358,7 @@ class TransformedCodeHook:
             name_map=name_map,
             bindings=bindings,
             source=source,
+            fixed_globals=dynamo_globals(code, new_code),
         )
         return text, candidate, reasons
 

@@ -94,7 +94,7 @@ def stand_in_decompiler(template, only=None, resume_template=None):
     """A Decompiler stand-in knowing the given templates (others: DecompilationError)."""
 
     class StandIn:
-        def __init__(self, code):
+        def __init__(self, code, fixed_globals=()):
             self.code = code
             self.bindings = {}
 
@@ -160,7 +160,9 @@ def test_decompiled_code_runs_only_when_equivalent(template, used, tmp_path, mon
         with depyf.debug():
             assert torch.equal(_run(x), expected)
     else:
-        assert "NOT the running code" in header and "before they are assigned" in header, header
+        # the checker's first difference: the exit hook is fetched before the enter hook
+        assert "NOT the running code" in header and "not proven equivalent" in header, header
+        assert "getattr record_pregraph_bytecode_exit" in header, header
         assert entry.code.co_filename == simple.__code__.co_filename
     torch._dynamo.reset()
 
@@ -185,7 +187,7 @@ def test_a_folded_text_that_is_not_equivalent_is_not_used(tmp_path, monkeypatch,
     path = str(tmp_path / "__transformed_code_0_for_simple.py")
     text = open(path).read()
     assert "This is the code that runs" in text and "Shown as decompiled" in text, text
-    assert "before they are assigned" in text, text
+    assert "not proven equivalent" in text and "getattr record_pregraph_bytecode_exit" in text, text
     assert CORRECT.format(name="__transformed_code_0_for_simple", fn="__compiled_fn_1").splitlines()[1] in text
     entry = torch._dynamo.eval_frame._debug_get_cache_entry_list(simple.__code__)[0]
     assert entry.code.co_filename == path
@@ -232,7 +234,8 @@ def test_graph_break_code_runs_from_its_file(tmp_path, monkeypatch):
 
 def test_subtly_wrong_graph_break_code_is_refused(tmp_path, monkeypatch):
     """The same source with the two lists aliased (one list passed twice): every structural
-    check passes, the proxy run sees the difference, and Dynamo's code keeps running."""
+    check passes, the equivalence checker sees one object where Dynamo passes two, and
+    Dynamo's code keeps running."""
     import workloads
 
     aliased = TOY_MAIN.replace("return {resume0}([], [], b, x)", "__l = []\n        return {resume0}(__l, __l, b, x)")
@@ -241,5 +244,5 @@ def test_subtly_wrong_graph_break_code_is_refused(tmp_path, monkeypatch):
     with depyf.prepare_debug(str(tmp_path)):
         workloads.w_toy("eager")
     text = open(str(tmp_path / "__transformed_code_0_for_toy_example.py")).read()
-    assert "NOT the running code" in text and "behaves differently on proxies" in text, text[:1500]
+    assert "NOT the running code" in text and "with different operands" in text, text[:1500]
     torch._dynamo.reset()

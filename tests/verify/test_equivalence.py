@@ -54,6 +54,9 @@ CASES = [
      "def f(x):\n if not x is None:\n  return a()\n else:\n  return b()\n", EQUIVALENT, None),
     ("continue for the end of a loop body", "def f(xs):\n for x in xs:\n  if x:\n   a(x)\n",
      "def f(xs):\n for x in xs:\n  if not x:\n   continue\n  a(x)\n", EQUIVALENT, None),
+    ("an escaped list kept longer in a temporary, across a loop",
+     "def f(g, xs):\n g([1])\n for x in xs:\n  g(x)\n",
+     "def f(g, xs):\n t = [1]\n g(t)\n for x in xs:\n  g(x)\n", EQUIVALENT, None),
     # -- different --------------------------------------------------------------------------
     ("return value computed after the try", "def f(m):\n with m as p:\n  try:\n   return p.wait()\n"
      "  except:\n   p.kill()\n   raise\n",
@@ -63,6 +66,9 @@ CASES = [
      "def f(c):\n if c:\n  a()\n  b()\n", DIFFERENT, None),
     ("code after the try moved into it", "def f():\n try:\n  a()\n except OSError:\n  return\n b()\n",
      "def f():\n try:\n  a()\n  b()\n except OSError:\n  return\n", DIFFERENT, None),
+    ("an escaped list passed again after a loop",
+     "def f(g, xs):\n g([1])\n for x in xs:\n  g(x)\n g([1])\n",
+     "def f(g, xs):\n t = [1]\n g(t)\n for x in xs:\n  g(x)\n g(t)\n", DIFFERENT, None),
     ("swapped statements", "def f(a):\n g(a)\n h(a)\n", "def f(a):\n h(a)\n g(a)\n", DIFFERENT, None),
     ("duplicated statement", "def f(a):\n g(a)\n", "def f(a):\n g(a)\n g(a)\n", DIFFERENT, None),
     ("inverted test (wrong)", "def f(a):\n if a:\n  g()\n", "def f(a):\n if not a:\n  g()\n",
@@ -201,3 +207,21 @@ def test_bound_constants_and_renamed_globals():
                       bindings={}) .different  # k is a global there, a constant here
     assert not equivalent(original, candidate, name_map={"g_1234": "g"},
                           bindings={"__depyf_const_0": marker})
+
+
+def test_fixed_globals_may_be_read_at_another_moment():
+    # Dynamo reads its graph (__compiled_fn_1_<uuid>) first and calls it after the
+    # profiler hooks; the decompiled text names it where it is called
+    original = _fn("def f(x):\n fn = K_1234\n h()\n return fn(x)\n").__code__
+    candidate = _fn("def f(x):\n h()\n return K(x)\n")
+    name_map = {"K_1234": "K"}
+    assert equivalent(original, candidate, name_map=name_map).different
+    assert equivalent(original, candidate, name_map=name_map, fixed_globals={"K_1234"})
+    # only the names vouched for: h is still read in order
+    early_h = _fn("def f(x):\n g = h\n q()\n g()\n return K_1234(x)\n").__code__
+    late_h = _fn("def f(x):\n q()\n h()\n return K(x)\n")
+    assert equivalent(early_h, late_h, name_map=name_map, fixed_globals={"K_1234", "h"})
+    assert equivalent(early_h, late_h, name_map=name_map, fixed_globals={"K_1234"}).different
+    # the value is still compared: another fixed global is another value
+    other = _fn("def f(x):\n h()\n return L(x)\n")
+    assert not equivalent(original, other, name_map=name_map, fixed_globals={"K_1234", "L"})

@@ -74,21 +74,26 @@ class Verdict:
         return "<Verdict: %s: %s>" % ("different" if self.different else "unknown", self.reason)
 
 
-def equivalent(original, candidate, *, bindings=None, name_map=None, compare_name=True,
-               compare_docstring=True, budget=None, shortcut=True):
+def equivalent(original, candidate, *, bindings=None, name_map=None, fixed_globals=(),
+               compare_name=True, compare_docstring=True, budget=None, shortcut=True):
     """Whether ``candidate`` (a code object or function) does what ``original`` does.
 
     ``bindings``: names the candidate loads as globals that stand for constants of the
     original (the decompiler's ``__depyf_const_<n>``: name -> object).
     ``name_map``: globals of the original compared under another name (Dynamo's
     ``__compiled_fn_1_<uuid>`` -> ``__compiled_fn_1``).
+    ``fixed_globals``: names of the original's globals that are bound before the code
+    runs and that nothing it calls rebinds (Dynamo's ``__compiled_fn_*``, ``__resume_*``
+    and ``__import_*``): reading one is not an event and gives the same value wherever
+    it happens, so the two may read it at different moments. An assumption the caller
+    vouches for; by default every global read is an event in order.
     ``compare_name``/``compare_docstring``: compare the top-level ``co_name`` and
     docstring too (nested functions always are).
     ``shortcut``: accept equal normalized bytecode without running the two (False runs
     the check on every pair; for testing the checker itself).
     """
     original, candidate = _code(original), _code(candidate)
-    check = _Check(bindings or {}, name_map or {}, budget, shortcut)
+    check = _Check(bindings or {}, name_map or {}, budget, shortcut, fixed_globals)
     try:
         why = check.codes(original, candidate, compare_name, compare_docstring)
     except RecursionError:
@@ -107,11 +112,14 @@ def _code(obj):
 
 
 class _Check:
-    def __init__(self, bindings, name_map, budget, shortcut=True):
+    def __init__(self, bindings, name_map, budget, shortcut=True, fixed_globals=()):
         self.shortcut = shortcut
+        self.name_map = name_map
+        # as compared (the candidate's names): a pure term each
+        self.fixed = {name_map.get(n, n): ("s", ("fixed global", name_map.get(n, n)))
+                      for n in fixed_globals}
         self.registry = Registry()
         self.bindings = {name: const(value, self.registry) for name, value in bindings.items()}
-        self.name_map = name_map
         self.budget = budget
         self.memo = {}
         self.how = "bytecode-equal"
@@ -130,7 +138,8 @@ class _Check:
         why = frame_difference(a, b, compare_name, compare_docstring)
         if why is not None:
             return Verdict(False, why, different=True)
-        if self.shortcut and not self.bindings and not self.name_map and _bytecode_equal(a, b):
+        if (self.shortcut and not self.bindings and not self.name_map and not self.fixed
+                and _bytecode_equal(a, b)):
             return None
         self.how = "checked"
         ia, ib = CodeInfo(a), CodeInfo(b)
@@ -159,9 +168,11 @@ class _Check:
 
     def _machine(self, side, aliases=None):
         if side == "A":
-            return Machine(side, TABLE, V, self.registry, lambda name: None,
+            return Machine(side, TABLE, V, self.registry,
+                           lambda name: self.fixed.get(self.name_map.get(name, name)),
                            lambda name: self.name_map.get(name, name))
-        m = Machine(side, TABLE, V, self.registry, self.bindings.get, lambda name: name)
+        m = Machine(side, TABLE, V, self.registry,
+                    lambda name: self.bindings.get(name) or self.fixed.get(name), lambda name: name)
         m.aliases = aliases or {}
         return m
 

@@ -216,6 +216,7 @@ def _join(node, generation, stored, arriving):
     fa = _join_frame(j, "A", stored.fa, arriving.fa)
     fb = _join_frame(j, "B", stored.fb, arriving.fb)
     _join_heaps(j, stored, arriving, fa, fb)
+    _keep_escaped_partners(j, stored, arriving, fa, fb)
     for side in ("A", "B"):
         gone_g, gone_s = j.swallowed[side]
         gs, sg = j.maps[side]
@@ -258,6 +259,36 @@ def _join_heaps(j, stored, arriving, fa, fb):
         if b.escaped and not a.escaped:
             j.changed = True
         out.heap[og] = Obj(a.kind, j.term(side, a.contents, b.contents), a.escaped or b.escaped)
+
+
+def _keep_escaped_partners(j, stored, arriving, fa, fb):
+    """An escaped object one side still reaches keeps its partner on the other side,
+    reached or not: user code may hold the partner, and the two are compared again at
+    every event (the candidate keeps in a temporary a list the original only had on
+    its stack)."""
+    states = {"A": (stored.fa, arriving.fa), "B": (stored.fb, arriving.fb)}
+    while True:
+        added = False
+        for oa, ob in stored.pairing.a2b.items():
+            for side, here, there, partner_side in (("A", oa, ob, "B"), ("B", ob, oa, "A")):
+                gs_here, gs_there = j.maps[side][0], j.maps[partner_side][0]
+                if here not in gs_here or there in gs_there:
+                    continue
+                g_there, s_there = states[partner_side]
+                obj = g_there.heap.get(there)
+                arriving_here = gs_here[here]
+                pairs = arriving.pairing.a2b if side == "A" else arriving.pairing.b2a
+                arriving_there = pairs.get(arriving_here)
+                if (obj is None or not obj.escaped or arriving_there is None
+                        or arriving_there not in s_there.heap
+                        or arriving_there in j.maps[partner_side][1]):
+                    continue
+                j.term(partner_side, ("ref", partner_side, there),
+                       ("ref", partner_side, arriving_there))
+                added = True
+        if not added:
+            return
+        _join_heaps(j, stored, arriving, fa, fb)
 
 
 def _join_pairing(j, g, s, fa, fb):
