@@ -8,9 +8,10 @@ checkout. Each runs in a virtual environment under ``~/.cache/depyf-bench/`` mad
 from that interpreter with ``pip install -e <checkout>`` (so 3.8 gets its ``astunparse``);
 ``--no-venv`` uses the bare interpreters with ``PYTHONPATH`` instead. Prints
 
-| Python | code objects | decompiled % | compiles % | bytecode-equal % | __temp names | slowest s |
+| Python | code objects | decompiled % | compiles % | bytecode-equal % | proven % | behave differently | __temp names | slowest s |
 
-ready to paste into the README. ``--out-dir`` keeps each version's JSON and failure
+("proven": bytecode-equal or proven by the equivalence checker; "behave differently":
+outputs the checker found a difference in, decompiled with ``allow_unproven``), ready to paste into the README. ``--out-dir`` keeps each version's JSON and failure
 worklist (``verify-3.X.json``, ``failures-3.X.txt``).
 """
 import argparse
@@ -77,17 +78,18 @@ def run_version(version, out_dir, modules, use_venv=True):
 
 def markdown(rows):
     lines = [
-        "| Python | code objects | decompiled % | compiles % | bytecode-equal % | __temp names | slowest s |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| Python | code objects | decompiled % | compiles % | bytecode-equal % | proven % "
+        "| behave differently | __temp names | slowest s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for version, data in rows:
         if "error" in data:
-            lines.append("| %s | error: %s | | | | | |" % (version, data["error"].replace("|", "/")))
+            lines.append("| %s | error: %s | | | | | | | |" % (version, data["error"].replace("|", "/")))
             continue
         t = data["total"]
-        lines.append("| %s | %d | %.2f | %.2f | %.2f | %d | %.3f |" % (
+        lines.append("| %s | %d | %.2f | %.2f | %.2f | %.2f | %d | %d | %.3f |" % (
             data["python"], t["objects"], t["decompiled_pct"], t["compiles_pct"], t["equal_pct"],
-            t["temp_names"], t["slowest_seconds"]))
+            t["proven_pct"], t["different"], t["temp_names"], t["slowest_seconds"]))
     return "\n".join(lines)
 
 

@@ -15,13 +15,17 @@ It also counts the ``__temp`` names the decompiler introduced and times each cal
 Stages, one module each: ``stdlib_corpus`` (which code objects), ``normalize`` (what
 "equal" means; its docstring is the definition), ``roundtrip`` (one object), ``report``
 (tables, JSON, the failure worklist). ``docs/verify.md`` explains the whole method.
+
+``equivalent(original, candidate) -> Verdict`` (from ``equivalence``) is the checker the
+decompiler proves every result with; the round trip also reports its verdict.
 """
 import time
 
 from . import stdlib_corpus
+from .equivalence import Verdict, equivalent
 from .roundtrip import Result, check, default_decompile, not_run
 
-__all__ = ["run", "collect_targets", "check", "Result"]
+__all__ = ["run", "collect_targets", "check", "Result", "equivalent", "Verdict"]
 
 
 def collect_targets(modules=None, sample=None, root=None):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from depyf.verify.equivalence import Verdict, equivalent
+from depyf.verify import Verdict, equivalent  # the public name
 
 from .asm import PY, assemble, call_global
 
