@@ -40,8 +40,9 @@ ROUNDTRIP_BUDGET = 150.0  # seconds per version; objects left over are counted a
 # Pass-rate gates per version. The targets are {"decompiled": 100, "compiles": 99.5,
 # "equal": 95}, all reached on every version (2026-11-21: decompiled and compiles 100,
 # equal 96.84 at the lowest); the equal floor sits just under the lowest measured rate,
-# so a regression fails CI.
-ROUNDTRIP_REQUIRE = {"decompiled": 100.0, "compiles": 100.0, "equal": 96.5}
+# so a regression fails CI. "proven" (bytecode-equal or proven by the equivalence
+# checker; target 99.5): 98.93 at the lowest (3.12) on 2026-11-25, floor just under it.
+ROUNDTRIP_REQUIRE = {"decompiled": 100.0, "compiles": 100.0, "equal": 96.5, "proven": 98.8}
 
 nox.options.sessions = ["tests", "roundtrip", "torch"]
 nox.options.reuse_venv = "yes"
