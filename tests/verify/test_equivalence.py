@@ -225,3 +225,12 @@ def test_fixed_globals_may_be_read_at_another_moment():
     # the value is still compared: another fixed global is another value
     other = _fn("def f(x):\n h()\n return L(x)\n")
     assert not equivalent(original, other, name_map=name_map, fixed_globals={"K_1234", "L"})
+
+
+def test_two_identical_nested_functions_stay_two_values_through_joins():
+    # shutil.rmtree (3.12): `def onexc(*args): raise` in two branches, one variable
+    source = ("def f(a, b, h, g):\n if a:\n  def cb(*args):\n   raise\n elif b:\n  def cb(*args):\n"
+              "   raise\n else:\n  cb = h\n for x in g():\n  h(x)\n return g(cb)\n")
+    fn = _fn(source)
+    verdict = equivalent(fn, fn, shortcut=False)
+    assert verdict, verdict.reason

@@ -178,7 +178,8 @@ class _Check:
 
     def _code_aliases(self, a, b):
         """The candidate's nested code objects proven equivalent to one of the
-        original's (same name, first match by order): they get the original's term, so
+        original's (same name; the one at the same place among those of that name, else
+        the first): they get the original's term, so
         that the two sides' functions made from them are the same value everywhere,
         also where paths join."""
         originals = {}
@@ -186,10 +187,15 @@ class _Check:
             if hasattr(c, "co_code"):
                 originals.setdefault(c.co_name, []).append(c)
         aliases = {}
+        seen = {}
         for c in b.co_consts:
             if not hasattr(c, "co_code"):
                 continue
-            for candidate in originals.get(c.co_name, ()):
+            same_name = originals.get(c.co_name, [])
+            k = seen[c.co_name] = seen.get(c.co_name, -1) + 1
+            # the one at the same place among those of its name first: two identical
+            # bodies (`def onexc(*args): raise` in two branches) stay two values
+            for candidate in same_name[k:k + 1] + same_name:
                 if self.codes(candidate, c) is None:
                     aliases[id(c)] = const(candidate, self.registry)
                     break
