@@ -18,10 +18,9 @@ OUTER = "__depyf_outer__"
 # for code no def compiles to. ``path``: names of nested code objects from the text's top
 # level down to it (the last code object of that name at each step); ``scopes``: the
 # classes and functions to rebuild around the text, outermost first, as ("class" |
-# "function", name); ``line``: the line the text's first statement must start on (None:
-# any); ``binds_free``: the text itself binds the original's free variables (the type
-# parameters of a generic class body), so no function around it does.
-Place = namedtuple("Place", "path scopes line binds_free", defaults=((), None, False))
+# "function", name); ``binds_free``: the text itself binds the original's free variables
+# (the type parameters of a generic class body), so no function around it does.
+Place = namedtuple("Place", "path scopes binds_free", defaults=((), False))
 
 
 def _indent(lines):
@@ -75,8 +74,6 @@ def recompile(code, source, where):
     ``code``: the def named ``where``, or the one a ``Place`` points to."""
     place = where if isinstance(where, Place) else Place(())
     text, wrappers = _wrap(source, code, place.scopes, place.binds_free)
-    if place.line is not None:
-        text = "\n" * max(0, place.line - 1 - len(text.splitlines()) + len(source.splitlines())) + text
     try:
         module = compile(text, "<depyf-check>", "exec", dont_inherit=True,
                          flags=code.co_flags & _FUTURE_FLAGS)

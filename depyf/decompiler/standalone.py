@@ -13,8 +13,7 @@ original:
   parameter is ``.0`` again: no renaming is needed to compare them;
 - lambda: ``_lambda = lambda x: ...`` (the ``<lambda>`` code object of the module);
 - class body: ``class Name:`` and its body (the class body code object), compiled inside
-  the classes and functions its ``__qualname__`` names, on the line its
-  ``__firstlineno__`` (3.13+) says, because both are constants of the body.
+  the classes and functions its ``__qualname__`` names (a constant of the body).
 """
 import ast
 import dis
@@ -45,7 +44,7 @@ def kind(code):
         if code.co_name in COMPREHENSIONS and code.co_argcount == 1 and code.co_varnames[:1] == (".0",):
             return "comprehension"
         return "lambda" if code.co_name == "<lambda>" else None
-    if not flags & _NO_ARG_FRAME and code.co_name.isidentifier() and _class_constants(code) is not None:
+    if not flags & _NO_ARG_FRAME and code.co_name.isidentifier() and _qualname(code) is not None:
         return "class"
     return None
 
@@ -101,39 +100,27 @@ def class_form(nested, code):
     (their bounds and kinds are not in the body); inside a function, where those could be
     the function's variables too, it is left to the proof to refuse."""
     node = nested.make_class([S.FuncMarker(code), S.const(code.co_name)], [])._class_def
-    qualname, first_line = _class_constants(code)
-    scopes = _scopes(qualname)
+    scopes = _scopes(_qualname(code))
     path = (code.co_name,)
     if _TYPE_PARAMS in code.co_freevars and not any(k == "function" for k, _ in scopes):
         node.type_params = [ast.TypeVar(name=n, bound=None) for n in code.co_freevars
                             if n.isidentifier() and n not in ("__class__", "__classdict__")]
         path = ("<generic parameters of %s>" % code.co_name,) + path
-        return Form(node, _CLASS_COMMENT, Place(path, scopes, first_line, True))
-    return Form(node, _CLASS_COMMENT, Place(path, scopes, first_line))
+        return Form(node, _CLASS_COMMENT, Place(path, scopes, True))
+    return Form(node, _CLASS_COMMENT, Place(path, scopes))
 
 
-def _class_constants(code):
-    """``(__qualname__, __firstlineno__ or None)`` that a class body stores from
-    constants at its start (after ``__module__ = __name__``); None if it does not."""
-    values, prev, seen_module = {}, None, False
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP", "EXTENDED_ARG"):
-            continue
-        if ins.opname == "STORE_NAME":
-            if ins.argval == "__module__" and prev is not None and prev.argval == "__name__":
-                seen_module = True
-            elif not seen_module:
-                return None
-            elif ins.argval in ("__qualname__", "__firstlineno__") and prev.opname == "LOAD_CONST":
-                values[ins.argval] = prev.argval
-            else:
-                break
-        elif not seen_module and prev is not None:
-            return None
-        prev = ins
-    if not seen_module or not isinstance(values.get("__qualname__"), str):
+def _qualname(code):
+    """The ``__qualname__`` a class body stores from a constant right after
+    ``__module__ = __name__`` (its first statements), or None if it does not start so."""
+    ops = [ins for ins in dis.get_instructions(code)
+           if ins.opname not in ("RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP", "EXTENDED_ARG")][:4]
+    shape = [(ins.opname, ins.argval) for ins in ops[:2]] + [ins.opname for ins in ops[2:3]] + \
+        [(ins.opname, ins.argval) for ins in ops[3:4]]
+    if shape != [("LOAD_NAME", "__name__"), ("STORE_NAME", "__module__"), "LOAD_CONST",
+                 ("STORE_NAME", "__qualname__")] or not isinstance(ops[2].argval, str):
         return None
-    return values["__qualname__"], values.get("__firstlineno__")
+    return ops[2].argval
 
 
 def _scopes(qualname):
