@@ -195,7 +195,8 @@ CLASSES = [
     ("in a function", "def f(v):\n    class K:\n        w = v\n\n        def m(self):\n"
                       "            return v\n    return K\n", "K", 0),
     ("in a class", "class A:\n    class K:\n        def m(self):\n            return 1\n", "K", 0),
-    ("in a method", "class A:\n    def f(self):\n        class K:\n            pass\n        return K\n", "K", 0),
+    ("in a method", "class A:\n    def f(self):\n        class K:\n            pass\n"
+                    "        return K\n", "K", 0),
     # the body's closing bookkeeping is copied into each way out of a trailing if or try
     ("ends with if/else", "class K:\n    if c:\n        x = 1\n    else:\n        y = 2\n", "K", 0),
     ("ends with if", "class K:\n    a = 1\n    if c:\n        x = 1\n", "K", 0),
@@ -278,6 +279,7 @@ def test_run_decompiled_genexpr_in_async_code():
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameters need Python 3.12")
 def test_generic_class_body_keeps_its_type_parameters():
-    code = nested("class Box[T, U](Base):\n    item: T\n\n    def get(self) -> U:\n        return self.item\n", "Box")
+    code = nested("class Box[T, U](Base):\n    item: T\n\n    def get(self) -> U:\n"
+                  "        return self.item\n", "Box")
     text = depyf.decompile(code)
     assert text.startswith("class Box[T, U]:")
