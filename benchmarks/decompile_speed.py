@@ -93,7 +93,7 @@ def worker(which, modules, repeat):
     for name in modules or corpus.MODULES:
         path, source, code = corpus.compile_module(name)
         defs = corpus.def_positions(source)
-        targets.extend(corpus.iter_targets(name, code, defs=defs))
+        targets.extend(corpus.iter_targets(name, code, defs=defs, standalone=False))
 
     if which == "ours":
         decompile = lambda code: depyf.Decompiler(code).decompile()  # noqa: E731

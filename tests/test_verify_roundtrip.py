@@ -203,3 +203,35 @@ def test_run_and_cli_outputs(tmp_path, capsys):
     assert set(data["modules"]) == {"bisect"}
     assert fail_path.read_text().startswith("# depyf.verify failures")
     assert cli.main(["--modules", "bisect", "--quiet", "--require-equal", "100.01"]) == 1
+
+
+STANDALONE_MODULE = '''
+TABLE = {k: v for k, v in zip("ab", range(2))}
+total = sum(x * 2 for x in range(3))
+key = lambda item: item[0]
+
+class Holder:
+    names = [n.upper() for n in TABLE]
+    pick = lambda self, i: self.names[i]
+
+    def method(self):
+        return [n for n in self.names if n], lambda: 1
+'''
+
+
+def test_lambdas_and_comprehensions_outside_defs_are_checked_on_their_own(tmp_path):
+    (tmp_path / "standalone_mod.py").write_text(STANDALONE_MODULE)
+    targets, unchecked = collect_targets(["standalone_mod"], root=str(tmp_path))
+    outside = {t.qualname for t in targets if stdlib_corpus.is_outside_defs(t.code, t.scopes)}
+    expected = {"<genexpr>", "<lambda>", "Holder.<lambda>"}
+    if sys.version_info < (3, 12):  # list/dict comprehensions are inlined from 3.12
+        expected |= {"<dictcomp>", "Holder.<listcomp>"}
+    assert outside == expected and unchecked == 0
+    # the ones inside Holder.method are compared as part of it, not on their own
+    assert "Holder.method" in {t.qualname for t in targets}
+    results = [check(t) for t in targets]
+    assert all(r.proven for r in results), [(r.qualname, r.reason, r.proof) for r in results]
+    code = compile(STANDALONE_MODULE, "standalone_mod.py", "exec")
+    defs = stdlib_corpus.def_positions(STANDALONE_MODULE)
+    assert stdlib_corpus.count_unchecked(code, defs, standalone=False) == len(expected)
+    assert len(list(stdlib_corpus.iter_targets("m", code, defs=defs, standalone=False))) == 1

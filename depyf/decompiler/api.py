@@ -10,6 +10,7 @@ import types
 
 from ..errors import DecompilationError, UnprovenError
 from . import generics
+from . import standalone
 from . import symbolic as S
 from . import versions as V
 from .instructions import normalize
@@ -218,6 +219,7 @@ class _Nested:
             if _is_class_scope_bookkeeping(s, code):
                 continue
             cleaned.append(s)
+        _drop_copied_tail_bookkeeping(cleaned)
         cleaned = unmangle_class_body(code.co_name, annotated_assignments(cleaned))
         if cleaned and isinstance(cleaned[0], ast.Assign) and len(cleaned[0].targets) == 1 and \
                 isinstance(cleaned[0].targets[0], ast.Name) and cleaned[0].targets[0].id == "__doc__":
@@ -229,6 +231,38 @@ class _Nested:
         call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
         call._class_def = node
         return call
+
+
+def _drop_copied_tail_bookkeeping(stmts):
+    """A class body's closing bookkeeping (``return None``, 3.13+'s
+    ``__static_attributes__ = (...)``) is copied, like any tail, into the branches of an
+    if/else or the handlers of a try that ends the body: drop it there as at the top
+    level (a class body has no return of its own). Edits ``stmts`` in place."""
+    while stmts and (isinstance(stmts[-1], ast.Return) or _stores_static_attributes(stmts[-1])):
+        stmts.pop()
+    if not stmts:
+        return
+    last = stmts[-1]
+    blocks = []
+    if isinstance(last, ast.If) and last.orelse:
+        blocks = [last.body, last.orelse]
+    elif type(last).__name__ in ("Try", "TryStar"):
+        blocks = [last.body, last.orelse] + [h.body for h in last.handlers]
+    for block in blocks:
+        if block:
+            _drop_copied_tail_bookkeeping(block)
+            if not block:
+                block.append(ast.Pass())
+    if isinstance(last, ast.If) and len(last.orelse) == 1 and isinstance(last.orelse[0], ast.Pass):
+        last.orelse = []
+    if type(last).__name__ in ("Try", "TryStar") and len(last.orelse) == 1 and \
+            isinstance(last.orelse[0], ast.Pass):
+        last.orelse = []
+
+
+def _stores_static_attributes(stmt):
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__static_attributes__"
 
 
 def _starred(node):
@@ -416,16 +450,17 @@ class Decompiler:
     def decompile(self, indentation=4, temp_prefix="__temp_", overwrite_fn_name=None,
                   overwite_fn_name=None, allow_unproven=False):
         """The source of a ``def`` proven equivalent to the code object (see
-        ``prove``). When the first reading of the bytecode is not proven, the others in
-        ``READINGS`` are tried. Nothing proven: ``UnprovenError``, or with
+        ``prove``); for a comprehension, generator expression, lambda or class body, its
+        standalone form (``standalone``), proven on the code object it compiles to. When
+        the first reading of the bytecode is not proven, the others in ``READINGS`` are
+        tried. Nothing proven: ``UnprovenError``, or with
         ``allow_unproven`` the first reading's text under a comment saying why."""
-        name = overwrite_fn_name or overwite_fn_name or self.code.co_name
+        given = overwrite_fn_name or overwite_fn_name
         refused = []
         for reading in READINGS:
             try:
-                node, bindings = self._read(name, temp_prefix, reading)
-                text = unparse(node, indentation)
-                verdict = prove(self.code, text, node.name, bindings, self.fixed_globals)
+                text, where, bindings = self._read(given, temp_prefix, reading, indentation)
+                verdict = prove(self.code, text, where, bindings, self.fixed_globals)
             except DecompilationError as err:
                 if reading is None:
                     raise self._where(err) from None
@@ -443,13 +478,38 @@ class Decompiler:
                             "does (%s)" % verdict.reason, source=text, verdict=verdict,
                             function=self.code.co_name)
 
-    def _read(self, name, temp_prefix, reading):
+    def _read(self, given, temp_prefix, reading, indentation):
+        """``(text, where, bindings)`` of one reading: ``where`` is the def's name, or
+        the ``Place`` of a standalone form (``standalone``) for code no def compiles to."""
         self.bindings = {}
         try:
-            return self.to_ast(name, temp_prefix, reading), self.bindings
+            form = self._standalone(given, temp_prefix, reading)
+            if form is not None:
+                return form.text(indentation), form.place, self.bindings
+            node = self.to_ast(given or self.code.co_name, temp_prefix, reading)
+            return unparse(node, indentation), node.name, self.bindings
         except RecursionError:
             raise DecompilationError("nesting too deep to decompile",
                                      function=self.code.co_name) from None
+
+    def _standalone(self, given, temp_prefix, reading):
+        """The standalone form of a comprehension, generator expression, class body or
+        lambda, or None for a def. A lambda asked to have a name (``given``), or whose body
+        is not one expression, is written as a def of that name."""
+        what = standalone.kind(self.code)
+        if what is None or what == "lambda" and given:
+            return None
+        nested = self._nested = _Nested(self.bindings, temp_prefix, reading)
+        if what == "comprehension":
+            return standalone.comprehension_form(nested, self.code, given)
+        if what == "class":
+            return standalone.class_form(nested, self.code)
+        ex = S.Executor(self.code, nested, self.bindings, temp_prefix)
+        try:
+            return standalone.lambda_form(nested, self.code, *_default_nodes(self.function, ex))
+        except DecompilationError:
+            self.bindings.clear()
+            return None
 
     def _where(self, err):
         """``err`` naming this function, whatever stage noticed."""
@@ -464,11 +524,7 @@ class Decompiler:
         fn = self.function
         ex = S.Executor(self.code, nested, self.bindings, temp_prefix)
         if fn is not None:
-            if fn.__defaults__:
-                fm.defaults = ast.Tuple(elts=[ex.const_expr(v) for v in fn.__defaults__], ctx=ast.Load())
-            if fn.__kwdefaults__:
-                fm.kwdefaults = ast.Dict(keys=[S.const(k) for k in fn.__kwdefaults__],
-                                         values=[ex.const_expr(v) for v in fn.__kwdefaults__.values()])
+            fm.defaults, fm.kwdefaults = _default_nodes(fn, ex)
             fm.type_params = generics.runtime_params(fn, lambda v: _annotation_expr(v, ex))
             params = {id(p): p.__name__ for p in fn.__type_params__} if fm.type_params else {}
             ann = getattr(fn, "__annotations__", None)
@@ -479,6 +535,18 @@ class Decompiler:
         if not name.isidentifier():
             name = "_" + "".join(c if c.isalnum() else "_" for c in name)
         return nested.make_def(fm, name=name)
+
+
+def _default_nodes(fn, ex):
+    """``(defaults tuple, keyword-only defaults dict)`` of function ``fn`` as nodes
+    (None for each it lacks, or without a function)."""
+    defaults = kwdefaults = None
+    if fn is not None and fn.__defaults__:
+        defaults = ast.Tuple(elts=[ex.const_expr(v) for v in fn.__defaults__], ctx=ast.Load())
+    if fn is not None and fn.__kwdefaults__:
+        kwdefaults = ast.Dict(keys=[S.const(k) for k in fn.__kwdefaults__],
+                              values=[ex.const_expr(v) for v in fn.__kwdefaults__.values()])
+    return defaults, kwdefaults
 
 
 def _annotation_expr(value, ex, type_params=None):
@@ -524,8 +592,9 @@ def _unwrap(obj):
 
 
 def decompile(obj, *, allow_unproven=False):
-    """Decompile a function-like object (or code object) into Python source text that is
-    proven to do what the bytecode does (``UnprovenError`` otherwise; with
-    ``allow_unproven`` the unproven text is returned under a comment that says so)."""
+    """Decompile a function-like object (or code object; a comprehension, lambda or class
+    body gets its standalone form) into Python source text that is proven to do what the
+    bytecode does (``UnprovenError`` otherwise; with ``allow_unproven`` the unproven text
+    is returned under a comment that says so)."""
     code, fn = _unwrap(obj)
     return Decompiler(fn if fn is not None else code).decompile(allow_unproven=allow_unproven)

@@ -6,29 +6,54 @@ with the original by the equivalence checker (``depyf.verify.equivalence``): the
 observable operations, in the same order, under the same conditions and exception
 handlers. Anything short of a proof is reported, never returned silently.
 """
+from collections import namedtuple
+
 from ..errors import DecompilationError
 
 _CO_NESTED = 0x10
+_CO_OPTIMIZED = 0x1
+OUTER = "__depyf_outer__"
+
+# Where the counterpart of the original is in a standalone text (decompiler/standalone.py),
+# for code no def compiles to. ``path``: names of nested code objects from the text's top
+# level down to it (the last code object of that name at each step); ``scopes``: the
+# classes and functions to rebuild around the text, outermost first, as ("class" |
+# "function", name); ``binds_free``: the text itself binds the original's free variables
+# (the type parameters of a generic class body), so no function around it does.
+Place = namedtuple("Place", "path scopes binds_free", defaults=((), False))
 
 
-def _wrap(source, code):
-    """Source that recompiles ``source`` with ``code``'s free variables free.
+def _indent(lines):
+    return ["    " + line if line.strip() else line for line in lines]
 
-    An enclosing function binds them (and ``__class__``, which ``super()`` needs): a
+
+def _wrap(source, code, scopes=(), binds_free=False):
+    """``(text, names of the wrappers, outermost first)``: text that recompiles
+    ``source`` inside ``scopes`` with ``code``'s free variables free.
+
+    The innermost function binds them (and ``__class__``, which ``super()`` needs),
+    ``__depyf_outer__`` when ``scopes`` has none and they or ``CO_NESTED`` need one: a
     class would do for ``__class__`` but would also mangle ``__names`` such as Dynamo's
     ``__compiled_fn_1``."""
-    free = list(code.co_freevars)
-    if not free and not code.co_flags & _CO_NESTED:
-        return source
-    lines = ["def __depyf_outer__():"] + (["    %s = None" % " = ".join(free)] if free else [])
-    lines += ["    " + line if line.strip() else line for line in source.splitlines()]
-    return "\n".join(lines) + "\n"
+    free = list(code.co_freevars) if not binds_free else []
+    blocks = list(scopes)
+    functions = [i for i, (kind, _) in enumerate(blocks) if kind == "function"]
+    if not functions and (free or code.co_flags & _CO_NESTED and not binds_free):
+        blocks.append(("function", OUTER))
+        functions.append(len(blocks) - 1)
+    lines = source.splitlines()
+    for i in reversed(range(len(blocks))):
+        kind, name = blocks[i]
+        bind = ["%s = None" % " = ".join(free)] if free and i == functions[-1] else []
+        header = "def %s():" % name if kind == "function" else "class %s:" % name
+        lines = [header] + _indent(bind + lines)
+    return "\n".join(lines) + "\n", [name for _, name in blocks]
 
 
 def _find(code, name):
     for const in code.co_consts:
         if hasattr(const, "co_code"):
-            if const.co_name == name and const.co_flags & 0x1:
+            if const.co_name == name and const.co_flags & _CO_OPTIMIZED:
                 return const
             found = _find(const, name)
             if found is not None:
@@ -36,29 +61,50 @@ def _find(code, name):
     return None
 
 
-def recompile(code, source, name):
-    """The code object of the def ``name`` in ``source``, compiled in ``code``'s scope."""
+def _last_child(code, name):
+    found = None
+    for const in code.co_consts:
+        if hasattr(const, "co_code") and const.co_name == name:
+            found = const
+    return found
+
+
+def recompile(code, source, where):
+    """The code object in ``source``, compiled in ``code``'s scope, that stands for
+    ``code``: the def named ``where``, or the one a ``Place`` points to."""
+    place = where if isinstance(where, Place) else Place(())
+    text, wrappers = _wrap(source, code, place.scopes, place.binds_free)
     try:
-        module = compile(_wrap(source, code), "<depyf-check>", "exec", dont_inherit=True,
+        module = compile(text, "<depyf-check>", "exec", dont_inherit=True,
                          flags=code.co_flags & _FUTURE_FLAGS)
     except SyntaxError as exc:
         raise DecompilationError("the decompiled source does not compile (%s)" % exc.msg,
                                  function=code.co_name) from None
-    recompiled = _find(module, name)
+    if not isinstance(where, Place):
+        recompiled = _find(module, where)
+    else:
+        recompiled = module
+        for name in wrappers + list(where.path):
+            recompiled = _last_child(recompiled, name) if recompiled is not None else None
+        if recompiled is not None and \
+                (recompiled.co_flags & _CO_OPTIMIZED) != (code.co_flags & _CO_OPTIMIZED):
+            recompiled = None
     if recompiled is None:
-        raise DecompilationError("the decompiled source has no function %r" % name,
-                                 function=code.co_name)
+        raise DecompilationError("the decompiled source has no %s %r" % (
+            "function" if not isinstance(where, Place) else "code object",
+            where if not isinstance(where, Place) else code.co_name), function=code.co_name)
     return recompiled
 
 
-def prove(code, source, name, bindings=None, fixed_globals=()):
-    """The equivalence checker's ``Verdict`` on ``source`` (a def of ``name``) against
-    ``code``. ``bindings``: names the source uses for constants without a source form;
+def prove(code, source, where, bindings=None, fixed_globals=()):
+    """The equivalence checker's ``Verdict`` on ``source`` (a def named ``where``, or a
+    standalone text whose counterpart is at the ``Place`` ``where``) against ``code``.
+    ``bindings``: names the source uses for constants without a source form;
     ``fixed_globals``: see ``equivalent``."""
     from ..verify.equivalence import equivalent
-    recompiled = recompile(code, source, name)
+    recompiled = recompile(code, source, where)
     return equivalent(code, recompiled, bindings=bindings, fixed_globals=fixed_globals,
-                      compare_name=name == code.co_name)
+                      compare_name=isinstance(where, Place) or where == code.co_name)
 
 
 def _future_flags():

@@ -95,8 +95,7 @@ def format_table(results, unchecked_anonymous=0, wall_seconds=None):
         lines.append("NOT RUN (time budget exceeded, counted as failures): %d" % total["not_run"])
     if unchecked_anonymous:
         lines.append(
-            "not checked: %d lambdas/comprehensions in module or class bodies and annotation "
-            "scopes (no def around them)"
+            "not checked: %d annotation scopes (no def around them)"
             % unchecked_anonymous
         )
     if wall_seconds is not None:

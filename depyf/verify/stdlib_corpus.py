@@ -74,6 +74,16 @@ def is_anonymous(code):
     return code.co_name.startswith("<")
 
 
+EXPRESSIONS = ("<lambda>", "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+def is_outside_defs(code, scopes):
+    """A lambda, comprehension or generator expression of a module or class body (no
+    function around it, so no def to compare it in): checked on its own, decompiled in
+    its standalone form (``depyf.decompiler.standalone``)."""
+    return code.co_name in EXPRESSIONS and not any(kind == "function" for kind, _ in scopes)
+
+
 def iter_code_objects(code, scopes=(), qualname=()):
     """Every nested code object as ``(code, scopes, qualname parts)``, depth first."""
     for const in code.co_consts:
@@ -111,33 +121,36 @@ def is_def(code, defs):
     return is_function_like(code) and (code.co_name, code.co_firstlineno) in defs
 
 
-def iter_targets(module_name, module_code, imports=frozenset(), defs=None):
+def iter_targets(module_name, module_code, imports=frozenset(), defs=None, standalone=True):
     """The function-like code objects the round trip checks, in source order.
 
     Named functions and methods at any depth (``defs`` from ``def_positions`` tells a def
     from other named function-like code; without it every named one counts). Class bodies
     and the module are not functions; lambdas, comprehensions and generator expressions
-    are compared as nested constants of the def that holds them (``count_unchecked``
-    counts those that sit outside any def).
+    are compared as nested constants of the def that holds them, and those outside any
+    def are checked on their own (``standalone``; False leaves them out, as before they
+    could be decompiled alone).
     """
     for code, scopes, parts in iter_code_objects(module_code):
         if defs is None:
             wanted = is_function_like(code) and not is_anonymous(code)
         else:
             wanted = is_def(code, defs)
-        if wanted:
+        if wanted or standalone and is_outside_defs(code, scopes):
             yield Target(module_name, ".".join(parts), code, scopes, imports)
 
 
-def count_unchecked(module_code, defs):
+def count_unchecked(module_code, defs, standalone=True):
     """Function-like code objects checked neither on their own nor inside a def:
-    lambdas/comprehensions in module or class bodies, and annotation scopes."""
+    3.12+ annotation scopes (and without ``standalone``, lambdas/comprehensions in module
+    or class bodies)."""
     return sum(
         1
         for code, scopes, _ in iter_code_objects(module_code)
         if is_function_like(code)
         and not is_def(code, defs)
         and not any(kind == "function" for kind, _ in scopes)
+        and not (standalone and is_outside_defs(code, scopes))
     )
 
 
