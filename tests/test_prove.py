@@ -91,3 +91,32 @@ def test_an_unused_free_variable_of_the_code_decompiled_is_kept_with_nonlocal():
     text = depyf.decompile(inner)
     assert "nonlocal scale" in text, text
     assert prove(inner, text, "resume")
+
+
+def test_cells_no_nested_function_captures_stay_cells():
+    # Dynamo's code for a frame whose local a lambda (vmap) or a comprehension captured
+    # keeps the cells (and the lambda constant) but makes no function: here a dead lambda
+    # gives the same code objects. `w` is an argument; `s` is a cell nothing binds.
+    source = ("def f(x, w):\n    if False:\n        s = None\n        lambda: (w, s)\n"
+              "    return x + w\n")
+    code = _code(source)
+    assert set(code.co_cellvars) == {"w", "s"}
+    text = depyf.decompile(code)
+    assert "lambda" in text and "s = None" in text, text
+    assert set(recompile(code, text, "f").co_cellvars) == {"w", "s"}
+    # without the dead lambda the cells are lost: refused, not returned
+    plain = "def f(x, w):\n    return x + w\n"
+    assert "cell variables differ" in prove(code, plain, "f").reason
+
+
+def test_a_method_whose_code_no_longer_calls_super_keeps_its_class_cell():
+    # a method's transformed code keeps the free variable __class__ that super() needed
+    source = "class C:\n    def m(self, x):\n        if False:\n            __class__\n        return x\n"
+    namespace = {}
+    exec(compile(source, "<test>", "exec"), namespace)
+    code = namespace["C"].m.__code__
+    assert code.co_freevars == ("__class__",)
+    text = depyf.decompile(code)
+    assert "nonlocal __class__" in text, text
+    # the text is valid inside its class too: the class binds __class__
+    exec(compile("class C:\n" + "".join("    " + l + "\n" for l in text.splitlines()), "<t>", "exec"), {})

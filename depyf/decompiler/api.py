@@ -60,6 +60,8 @@ class _Nested:
         stmts = [self._materialize(s) for s in stmts]
         decls = _declarations(code, instrs, self._outer_function_cells(code)) \
             if kind != "comprehension" else []
+        if kind == "function":
+            decls += _cell_declarations(code, instrs)
         tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
                 [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]
                 and instrs[-2].argval is None and
@@ -85,7 +87,8 @@ class _Nested:
                     break
             else:  # free in the outermost code decompiled: its enclosing function is
                 # the caller's (Dynamo's resume functions keep unused cells this way)
-                if not self.scopes and name not in ("__class__", "__classdict__"):
+                # (`nonlocal __class__` is accepted in a method: the class binds it)
+                if not self.scopes and name != "__classdict__":
                     found.add(name)
         return found
 
@@ -344,6 +347,38 @@ def _declarations(code, instrs, outer_cells=()):
     if stored_free:
         out.append(ast.Nonlocal(names=stored_free))
     return out
+
+
+def _cell_declarations(code, instrs):
+    """Cells that no nested function made by ``code`` captures (Dynamo's code keeps the
+    cells, and the unused constants, of the frame it replaces: a local that a lambda or a
+    comprehension captured) stay cells through a lambda that reads them in a block that
+    never runs (the compiler makes a name a cell from the scopes alone and emits nothing
+    for ``if False:``); a cell nothing binds is bound there too, or it would be global."""
+    captured, bound = set(), set(code.co_varnames[:_param_count(code)])
+    for ins in instrs:
+        if hasattr(ins.argval, "co_code"):
+            captured.update(ins.argval.co_freevars)
+        if ins.opname in ("STORE_DEREF", "DELETE_DEREF"):
+            bound.add(ins.argval)
+    lone = [n for n in code.co_cellvars if n not in captured]
+    if not lone:
+        return []
+    body = [ast.Assign(targets=[S.name(n, ast.Store()) for n in lone if n not in bound],
+                       value=S.const(None), type_comment=None)]
+    if not body[0].targets:
+        body = []
+    read = S.name(lone[0]) if len(lone) == 1 else \
+        ast.Tuple(elts=[S.name(n) for n in lone], ctx=ast.Load())
+    args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+    body.append(ast.Expr(value=ast.Lambda(args=args, body=read)))
+    return [ast.If(test=S.const(False), body=body, orelse=[])]
+
+
+def _param_count(code):
+    return code.co_argcount + code.co_kwonlyargcount + \
+        bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
 
 
 def _loads_const0(code):

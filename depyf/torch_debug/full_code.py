@@ -24,6 +24,7 @@ from .graphs import as_valid_python
 from .transformed_code import (
     compiled_fn_number,
     dis_listing,
+    name_part,
     rename_identifiers,
     short_compiled_fn_name,
 )
@@ -98,10 +99,11 @@ def full_code_text(session, root, codes):
         lines.append("# ===== %s %s: %d cache entr%s =====" % (
             kind, code.co_name, len(entries), "y" if len(entries) == 1 else "ies"))
         for j, entry in enumerate(entries):
-            gname = "__guard_%d_for_%s" % (j, code.co_name)
+            gname = "__guard_%d_for_%s" % (j, name_part(code.co_name))
             gsrc, _ = guards.guard_function_source(entry, gname)
             record = session.records_by_code.get(id(entry.code))
-            tname = record.func_name if record else "__transformed_code_for_%s_entry_%d" % (code.co_name, j)
+            tname = record.func_name if record else "__transformed_code_for_%s_entry_%d" % (
+                name_part(code.co_name), j)
             text, record = _transformed_text(session, entry, tname)
             lines.append("")
             if record is not None:
@@ -139,7 +141,7 @@ def write_all(session):
     for root in roots:
         n = session.full_code_index.get(id(root))
         if n is None:
-            n = session.full_code_index[id(root)] = session.next_index(("full_code", root.co_name))
+            n = session.full_code_index[id(root)] = session.next_index(("full_code", name_part(root.co_name)))
         text = full_code_text(session, root, groups[id(root)])
         text = as_valid_python(text)
-        session.write("full_code_for_%s_%d.py" % (root.co_name, n), text)
+        session.write("full_code_for_%s_%d.py" % (name_part(root.co_name), n), text)

@@ -46,6 +46,13 @@ def compiled_fn_number(name):
     return int(m.group(1)) if m else None
 
 
+def name_part(co_name):
+    """``co_name`` as a part of a file name and of a ``def`` name: an identifier
+    (``<lambda>`` -> ``lambda``, ``torch_dynamo_resume_in_<lambda>_at_3`` ->
+    ``torch_dynamo_resume_in_lambda_at_3``)."""
+    return re.sub(r"\W", "_", co_name.replace("<", "").replace(">", "")) or "_"
+
+
 def short_compiled_fn_name(name):
     m = COMPILED_FN.match(name)
     return m.group(1) if m else name
@@ -280,8 +287,9 @@ class TransformedCodeHook:
 
     def _new_record(self, original, new_code, key):
         """A record named ``__transformed_code_<i>_for_<fn>`` (i counts per function name)."""
-        index = self.session.next_index(("transformed", original.co_name))
-        file_name = "__transformed_code_%d_for_%s.py" % (index, original.co_name)
+        part = name_part(original.co_name)
+        index = self.session.next_index(("transformed", part))
+        file_name = "__transformed_code_%d_for_%s.py" % (index, part)
         record = TransformedRecord(original, new_code, file_name[:-3], file_name, key)
         record.compiled_fns = sorted(
             {compiled_fn_number(n) for n in new_code.co_names if compiled_fn_number(n) is not None}

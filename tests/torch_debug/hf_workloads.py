@@ -66,6 +66,19 @@ def w_gpt2_generate(backend):
     return _flat(out)
 
 
+def w_qwen2_4layers(backend):
+    """Four decoder layers (9 parameters each): Dynamo calls the graph with more than 30
+    tensors, as it does for every real model."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(0)
+    cfg = Qwen2Config(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=4,
+                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=32)
+    model = Qwen2ForCausalLM(cfg).eval()
+    out = torch.compile(model, backend=backend)(input_ids=_ids(64))
+    return _flat(out.logits)
+
+
 HF_WORKLOADS = {
     # transformers wraps forward() in a decorator named `wrapper`: that is the frame compiled
     "hf_bert": (w_bert, ["wrapper"]),
@@ -73,4 +86,5 @@ HF_WORKLOADS = {
     "hf_llama": (w_llama, ["wrapper"]),
     "hf_t5": (w_t5, ["wrapper"]),
     "hf_gpt2_generate": (w_gpt2_generate, ["wrapper"]),
+    "hf_qwen2_4layers": (w_qwen2_4layers, ["wrapper"]),
 }

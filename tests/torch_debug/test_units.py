@@ -3,6 +3,7 @@ from depyf.torch_debug.equivalence import differences
 from depyf.torch_debug.full_code import readable_copy
 from depyf.torch_debug.graphs import as_valid_python, assigned_names_in_readable, assigned_names_in_source
 from depyf.torch_debug.overview import parse_graph_break
+from depyf.torch_debug.transformed_code import name_part
 
 
 def test_readable_copy_folds_dynamo_bookkeeping():
@@ -170,3 +171,11 @@ def test_proxy_run_tells_a_cell_from_its_value():
     cell, value = outer()
     assert compare(cell, cell, {}, {}) is None
     assert "behaves differently" in compare(value, cell, {}, {})
+
+
+def test_file_and_def_names_of_lambdas_and_comprehensions_are_identifiers():
+    assert name_part("<lambda>") == "lambda"
+    assert name_part("torch_dynamo_resume_in_<lambda>_at_331") == "torch_dynamo_resume_in_lambda_at_331"
+    assert name_part("<dictcomp>") == "dictcomp"
+    assert name_part("forward") == "forward"
+    assert ("__transformed_code_0_for_%s" % name_part("<lambda>")).isidentifier()

@@ -240,6 +240,118 @@ def w_mark_dynamic(backend):
     return _flat(f(x), f(torch.randn(7, 3)))
 
 
+class Seq16(nn.Sequential):
+    """16 Linear layers: the graph takes 33 inputs (x and the 32 parameters), so Dynamo
+    calls it with more than 30 positional arguments."""
+
+    def __init__(self):
+        super().__init__(*[nn.Linear(6, 6) for _ in range(16)])
+
+
+def w_seq16(backend):
+    _seed()
+    model = Seq16()
+    x = torch.randn(3, 6)
+    out = torch.compile(model, backend=backend)(x)
+    out.sum().backward()
+    return _flat(out, [p.grad for p in model.parameters()])
+
+
+def vmap_lambda(x, w):
+    # `w` is captured by the lambda: a cell variable of this frame (MAKE_CELL)
+    return torch.func.vmap(lambda row: (row * w).sum())(x) + 1
+
+
+def w_vmap_lambda(backend):
+    _seed()
+    f = torch.compile(vmap_lambda, backend=backend)
+    x = torch.randn(4, 3)
+    w = torch.randn(3, requires_grad=True)
+    out = f(x, w)
+    out.sum().backward()
+    return _flat(out, w.grad)
+
+
+def dict_comprehension(xs):
+    # `scale` is used inside the comprehension: a cell variable on 3.11 (MAKE_CELL)
+    scale = xs["a"].mean()
+    scaled = {k: v * scale for k, v in xs.items()}
+    return scaled["a"] + scaled["b"], scaled
+
+
+def w_dict_comprehension(backend):
+    _seed()
+    f = torch.compile(dict_comprehension, backend=backend)
+    return _flat(f({"a": torch.randn(4), "b": torch.randn(4)}))
+
+
+class Tracker:
+    """A user context manager (not one Dynamo knows): counts how often it was entered."""
+
+    def __init__(self):
+        self.depth = 0
+        self.entered = 0
+
+    def __enter__(self):
+        self.depth += 1
+        self.entered += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        return False
+
+
+TRACKER = Tracker()
+
+
+def with_tracker(x):
+    # Dynamo cannot enter a global user context manager: it compiles the graph up to the
+    # `with` (two ops, so it has a point to resume from) and keeps the rest as bytecode
+    y = x.sin() + 1
+    with TRACKER as t:
+        z = y * 2 + t.depth
+    return y, z
+
+
+def w_context_manager(backend):
+    _seed()
+    TRACKER.depth = TRACKER.entered = 0
+    f = torch.compile(with_tracker, backend=backend)
+    out = _flat(f(torch.randn(5)), f(torch.randn(5)))
+    return out + [torch.tensor([TRACKER.depth, TRACKER.entered])]
+
+
+def w_hook_lambda(backend):
+    _seed()
+    model = MLP()
+    # a forward hook given as a lambda; the print breaks the graph inside it, so Dynamo
+    # compiles the lambda's own frame (co_name '<lambda>')
+    model.fc1.register_forward_hook(
+        lambda mod, args, out: (print("depyf test: break inside a lambda hook"), out * 2)[1])
+    cmodel = torch.compile(model, backend=backend)
+    x = torch.randn(5, 8)
+    out = cmodel(x)
+    out.sum().backward()
+    return _flat(out, [p.grad for p in model.parameters()])
+
+
+class Scaled(MLP):
+    """A method that calls super(): its code has the free variable __class__."""
+
+    def forward(self, x):
+        y = super().forward(x * 2)
+        return y.tanh() + 1
+
+
+def w_super(backend):
+    _seed()
+    model = Scaled()
+    out = torch.compile(model, backend=backend)(torch.randn(5, 8))
+    out.sum().backward()
+    return _flat(out, [p.grad for p in model.parameters()])
+
+
 WORKLOADS = {
     "toy": (w_toy, ["toy_example"]),
     "print": (w_print, ["gb_print"]),
@@ -255,4 +367,12 @@ WORKLOADS = {
     "nonlocal": (w_nonlocal, ["step"]),
     "dynamic_recompile": (w_dynamic_recompile, ["dyn"]),
     "mark_dynamic": (w_mark_dynamic, ["dyn"]),
+    # nn.Sequential is compiled through torch's own wrapper frame `inner`
+    "seq16": (w_seq16, ["inner"]),
+    "vmap_lambda": (w_vmap_lambda, ["vmap_lambda"]),
+    "dict_comprehension": (w_dict_comprehension, ["dict_comprehension"]),
+    "context_manager": (w_context_manager, ["with_tracker"]),
+    # the files of a `<lambda>` frame are named for `lambda`
+    "hook_lambda": (w_hook_lambda, ["forward", "lambda"]),
+    "super": (w_super, ["forward"]),
 }
