@@ -1835,12 +1835,13 @@ class Emitter:
 
     def _clause_return(self, bid, ctx, stack):
         """An except clause that reaches the end of its try statement (``bid``) with a
-        value above the statement's stack: the value of a `return` in the clause, kept
-        there while the clause restores the exception state (and deletes its name); the
+        value above the statement's stack that it kept beneath the exception while it
+        restored the exception state: the value of a `return` in the clause (its name
+        deleted after that); the
         rest of its way out (finally copies, tails the compiler joined) belongs to the
         clause. Its statements, or None."""
         if ctx.clause_base is None or len(stack) != ctx.clause_base + 1 or \
-                isinstance(stack[-1], Marker) or not isinstance(stack[-1], ast.expr):
+                self.ex.returning.get(id(stack[-1])) is not stack[-1]:
             return None
         out_ctx = self._outermost_exit_ctx(bid, ctx)
         if out_ctx is ctx:
