@@ -1824,14 +1824,19 @@ class Emitter:
             return tail[0]
         return None
 
-    def _outermost_exit_ctx(self, exit_block, ctx):
-        """Where a value left on the stack at ``exit_block`` goes on: 3.11+ leaves the
-        RETURN_VALUE of a `return` in nested try bodies outside all of them, so the exit
-        of this try may be the exit of enclosing ones too; the return (with the cleanup
-        on its way) is emitted as the path escaping the outermost of them."""
-        while ctx.region is not None and ctx.escape is not None and ctx.region_exit == exit_block:
+    def _outermost_exit(self, bid, ctx):
+        """Where a value left on the stack at block ``bid`` goes on: the RETURN_VALUE of
+        a `return` in nested try bodies lies outside all of them (3.11+; up to 3.10 past
+        their POP_BLOCKs), so the exit of this try may be the exit of enclosing ones
+        too; the return (with the cleanup on its way) is emitted as the path escaping
+        the outermost of them. The block and ctx to go on from."""
+        while ctx.region is not None and ctx.escape is not None:
+            if bid != ctx.region_exit:
+                if self._past_pop_blocks(bid) != ctx.region_exit:
+                    break
+                bid = ctx.region_exit
             ctx = ctx.escape
-        return ctx
+        return bid, ctx
 
     def _clause_return(self, bid, ctx, stack):
         """An except clause that reaches the end of its try statement (``bid``) with a
@@ -1843,7 +1848,7 @@ class Emitter:
         if ctx.clause_base is None or len(stack) != ctx.clause_base + 1 or \
                 self.ex.returning.get(id(stack[-1])) is not stack[-1]:
             return None
-        out_ctx = self._outermost_exit_ctx(bid, ctx)
+        bid, out_ctx = self._outermost_exit(bid, ctx)
         if out_ctx is ctx:
             out_ctx = ctx.but(stop=None, clause_base=None)
         more, st = self.seq(bid, out_ctx, stack)
@@ -1862,7 +1867,7 @@ class Emitter:
             # `return x` in the body: the value leaves the protected range on the stack
             # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
             # exception state is popped first), so the return belongs to the body
-            more, st = self.seq(exit_block, self._outermost_exit_ctx(exit_block, ctx), body_stack)
+            more, st = self.seq(*self._outermost_exit(exit_block, ctx), body_stack)
             if st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
