@@ -544,8 +544,10 @@ def _fix_if(s):
 def _while_from_if(s):
     """3.10+ compile `while c:` as `if c: <do-while c>`: the `while` loop when the if
     statement ``s`` is that, else None."""
-    if len(s.body) == 1 and not s.orelse and isinstance(s.body[0], ast.While) and \
-            getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test):
+    if len(s.body) == 1 and isinstance(s.body[0], ast.While) and \
+            getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test) and \
+            same_stmts(s.orelse, s.body[0].orelse):
+        # (a `while c: ... else: E` leaves for E from both tests: the else of the if)
         return s.body[0]
     return _compound_while(s)
 
