@@ -15,7 +15,7 @@ from . import versions as V
 from .instructions import normalize
 from .mangling import mangle, unmangle_class_body
 from .printer import unparse
-from .rewrite import finish_body, returned_expression
+from .rewrite import _drop_tail, finish_body, returned_expression
 from .prove import prove
 from .signature import build_arguments
 from .structure import Emitter
@@ -203,10 +203,12 @@ class _Nested:
             body = self.body_of(code, kind="class")
         finally:
             self.classes.pop()
+        # 3.13 copies the end of the body (`__static_attributes__ = ...`) into the arms
+        # of an if statement that ends it
+        body = _drop_tail(body, _is_bookkeeping_assign)
         cleaned = []
         for s in body:
-            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
-                    and s.targets[0].id in _CLASS_BOOKKEEPING:
+            if _is_bookkeeping_assign(s):
                 continue
             if isinstance(s, ast.Return):  # `return __classcell__` / implicit return
                 continue
@@ -229,6 +231,12 @@ class _Nested:
         call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
         call._class_def = node
         return call
+
+
+def _is_bookkeeping_assign(stmt):
+    """`__module__ = ...` and the like: what the compiler stores in every class body."""
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in _CLASS_BOOKKEEPING
 
 
 def _starred(node):

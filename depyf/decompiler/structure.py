@@ -1941,8 +1941,11 @@ class Emitter:
         returned = self._clause_returns
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
         clause_returned = self._clause_returns > returned
-        if clause_returned and hstack is not None and len(hstack) != len(stack):
-            hstack = None  # (the end reached as the bound of arms that returned there)
+        if hstack is not None and (clause_returned and len(hstack) != len(stack) or any(
+                isinstance(v, (S.ExcValue, S.PrevExc)) for v in hstack[len(stack):])):
+            # the end reached as the bound of arms that left (returned through it, or
+            # re-raised: the exception still on the stack), not by a clause that ended
+            hstack = None
         if hstack is not None and follow is not None and \
                 not self._leaves_to(entry.target, follow, ctx.sinks() | {follow}, None):
             hstack = None  # every clause returns or raises: the stop was reached as a bound
