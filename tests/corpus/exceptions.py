@@ -1,6 +1,6 @@
 """``try``/``except``/``else``/``finally`` in every combination and nesting; ``raise``,
 ``raise ... from``, re-raise; ``return``/``break``/``continue`` through ``finally``."""
-from ._harness import CM, case
+from ._harness import case
 
 KINDS = [("ok",), ("value",), ("key",), ("type",), ("zero",)]
 
