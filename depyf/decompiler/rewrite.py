@@ -219,9 +219,26 @@ def strip_copies(stmts, copy):
         if k is not None:
             del stmts[i - k - n:i - k]
             i -= n
+        elif i + n == len(stmts) and _strip_copy_ending_in_escape(stmts, i, copy):
+            pass
         else:
             _recurse(s, lambda body: (strip_copies(body, copy), body)[1])
         i += 1
+
+
+def _strip_copy_ending_in_escape(stmts, start, copy):
+    """A copy that branches before a `break` or `continue`: each of its paths ends in
+    that escape. Replace the copy and its escapes by the one escape."""
+    rets = []
+    _all_paths_end(stmts[start:], lambda x: isinstance(x, (ast.Break, ast.Continue)) and not rets.append(x))
+    if not rets or not isinstance(stmts[start], ast.If):
+        return False
+    esc = rets[0]
+    if not _all_paths_end(stmts[start:], lambda x: dump(x) == dump(esc)) or \
+            not same_stmts(_drop_tail(_copy.deepcopy(stmts[start:]), lambda x: dump(x) == dump(esc)), copy):
+        return False
+    stmts[start:] = [esc]
+    return True
 
 
 def _strip_branching_copy(stmts, start, copy):
@@ -361,6 +378,8 @@ def _fix(stmts):
     i = 0
     while i < len(stmts):
         s = stmts[i]
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            _drop_loop_end_finally_copy(s.body)
         _recurse(s, _fix)
         if isinstance(s, S.WithExitStmt) or isinstance(s, S.RestoreStmt):
             i += 1
@@ -525,8 +544,10 @@ def _fix_if(s):
 def _while_from_if(s):
     """3.10+ compile `while c:` as `if c: <do-while c>`: the `while` loop when the if
     statement ``s`` is that, else None."""
-    if len(s.body) == 1 and not s.orelse and isinstance(s.body[0], ast.While) and \
-            getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test):
+    if len(s.body) == 1 and isinstance(s.body[0], ast.While) and \
+            getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test) and \
+            same_stmts(s.orelse, s.body[0].orelse):
+        # (a `while c: ... else: E` leaves for E from both tests: the else of the if)
         return s.body[0]
     return _compound_while(s)
 
@@ -582,6 +603,21 @@ def _if_break_test(stmt):
             isinstance(stmt.body[0], ast.Break):
         return stmt.test
     return None
+
+def _drop_loop_end_finally_copy(body):
+    """A try/finally that ends a loop body: the copy of the finally body on its normal
+    path goes back to the loop head, so each of its paths ends in a `continue` (which
+    the end of the body means anyway): drop the copy."""
+    k = next((k for k in range(len(body) - 1, -1, -1) if isinstance(body[k], _TRY_KINDS)), None)
+    if k is None or not getattr(body[k], "_finally_copy", False):
+        return
+    final = body[k].finalbody
+    copy = body[k + 1:]
+    implicit = lambda x: isinstance(x, ast.Continue) and not getattr(x, "_explicit", False)
+    if copy and _all_paths_end(copy, implicit) and \
+            same_stmts(_drop_tail(_copy.deepcopy(copy), implicit), final):
+        del body[k + 1:]
+
 
 def _drop_trailing_continue(body):
     while body and isinstance(body[-1], ast.Continue) and not getattr(body[-1], "_explicit", False):

@@ -43,18 +43,23 @@ _NOT_BEFORE_IMPLICIT_RETURN = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP
 class Ctx:
     """Where a statement sequence is being emitted: what ends it, what break/continue mean."""
 
-    __slots__ = ("stop", "loop", "handler", "region", "region_exit", "escape")
+    __slots__ = ("stop", "loop", "handler", "region", "region_exit", "escape", "clause_base")
 
-    def __init__(self, stop=None, loop=None, handler=None, region=None, region_exit=None, escape=None):
+    def __init__(self, stop=None, loop=None, handler=None, region=None, region_exit=None, escape=None,
+                 clause_base=None):
         self.stop = stop
         self.loop = loop
         self.handler = handler
         self.region = region
         self.region_exit = region_exit
         self.escape = escape  # ctx to emit escaping paths (return/break through cleanup) in
+        # in except clauses: the stack depth of the try statement (one value above it
+        # where a clause ends is the value of a `return` in it, on its way out)
+        self.clause_base = clause_base
 
     def but(self, **kw):
-        c = Ctx(self.stop, self.loop, self.handler, self.region, self.region_exit, self.escape)
+        c = Ctx(self.stop, self.loop, self.handler, self.region, self.region_exit, self.escape,
+                self.clause_base)
         for k, v in kw.items():
             setattr(c, k, v)
         return c
@@ -104,6 +109,7 @@ class Emitter:
         self._classify_handlers()
         self._emitting_loops = set()
         self._active = set()  # seq calls in progress, to refuse endless recursion
+        self._clause_returns = 0  # how many except clauses returned through their end
 
     # -- analysis -----------------------------------------------------------------------------
     def _find_loops(self):
@@ -265,6 +271,10 @@ class Emitter:
             if bid is None:
                 return out, stack
             if bid == ctx.stop and not first:
+                more = self._clause_return(bid, ctx, stack)
+                if more is not None:
+                    out.extend(more)
+                    return out, None
                 return out, stack
             if bid in visited and not (ctx.loop is not None and bid in ctx.loop.continue_targets):
                 # a well-nested sequence passes each block once; anything else would loop
@@ -1814,6 +1824,40 @@ class Emitter:
             return tail[0]
         return None
 
+    def _outermost_exit(self, bid, ctx):
+        """Where a value left on the stack at block ``bid`` goes on: the RETURN_VALUE of
+        a `return` in nested try bodies lies outside all of them (3.11+; up to 3.10 past
+        their POP_BLOCKs), so the exit of this try may be the exit of enclosing ones
+        too; the return (with the cleanup on its way) is emitted as the path escaping
+        the outermost of them. The block and ctx to go on from."""
+        while ctx.region is not None and ctx.escape is not None:
+            if bid != ctx.region_exit:
+                if self._past_pop_blocks(bid) != ctx.region_exit:
+                    break
+                bid = ctx.region_exit
+            ctx = ctx.escape
+        return bid, ctx
+
+    def _clause_return(self, bid, ctx, stack):
+        """An except clause that reaches the end of its try statement (``bid``) with a
+        value above the statement's stack that it kept beneath the exception while it
+        restored the exception state: the value of a `return` in the clause (its name
+        deleted after that); the
+        rest of its way out (finally copies, tails the compiler joined) belongs to the
+        clause. Its statements, or None."""
+        if ctx.clause_base is None or len(stack) != ctx.clause_base + 1 or \
+                self.ex.returning.get(id(stack[-1])) is not stack[-1]:
+            return None
+        bid, out_ctx = self._outermost_exit(bid, ctx)
+        if out_ctx is ctx:
+            out_ctx = ctx.but(stop=None, clause_base=None)
+        more, st = self.seq(bid, out_ctx, stack)
+        if st is not None or not any(isinstance(n, ast.Return) and n.value is stack[-1]
+                                     for s in more for n in ast.walk(s)):
+            return None
+        self._clause_returns += 1
+        return more
+
     def _emit_try(self, bid, entry, inner, ctx, stack, exit_block):
         if exit_block is not None and exit_block == entry.target:
             return self._emit_try_38(bid, entry, inner, ctx, stack)
@@ -1823,7 +1867,7 @@ class Emitter:
             # `return x` in the body: the value leaves the protected range on the stack
             # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
             # exception state is popped first), so the return belongs to the body
-            more, st = self.seq(exit_block, ctx, body_stack)
+            more, st = self.seq(*self._outermost_exit(exit_block, ctx), body_stack)
             if st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
@@ -1882,7 +1926,7 @@ class Emitter:
             before = self.cfg.instrs[entry.target - 1]
             if before.opname == "JUMP" and before.target > entry.target:
                 follow = self.cfg.target(before)
-            elif exit_block is not None and exit_block < entry.target and \
+            elif body_stack is not None and exit_block is not None and exit_block < entry.target and \
                     self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry) \
                     and not self._falls_into_else(entry, exit_block):
                 # 3.12+ moves handlers to the end: the body runs straight on
@@ -1893,8 +1937,15 @@ class Emitter:
             if head is not None and head != self.cfg.through_jumps(exit_block):
                 # the try ends the loop body: the code the body goes on to is its else
                 follow = head
-        hctx = ctx.but(stop=follow)
+        hctx = ctx.but(stop=follow, clause_base=len(stack))
+        returned = self._clause_returns
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
+        clause_returned = self._clause_returns > returned
+        if hstack is not None and (clause_returned and len(hstack) != len(stack) or any(
+                isinstance(v, (S.ExcValue, S.PrevExc)) for v in hstack[len(stack):])):
+            # the end reached as the bound of arms that left (returned through it, or
+            # re-raised: the exception still on the stack), not by a clause that ended
+            hstack = None
         if hstack is not None and follow is not None and \
                 not self._leaves_to(entry.target, follow, ctx.sinks() | {follow}, None):
             hstack = None  # every clause returns or raises: the stop was reached as a bound
@@ -1918,6 +1969,9 @@ class Emitter:
         if follow is None:
             # every path left the try, or reached the end of the enclosing construct
             return [node], None, st
+        if st is None and clause_returned:
+            # the clauses that reached the end returned through it: no path goes on
+            return [node], None, None
         if st is None and follow is not None:
             st = list(stack)
         return [node], follow, st

@@ -294,6 +294,9 @@ class Executor:
         # keyed by id() but holding the value too: a freed node's id can be reused
         self._order = {}   # id(value) -> (value, position before the first stack permutation)
         self._dups = {}    # id(value) -> value, for values duplicated (COPY / DUP_TOP_TWO)
+        # id(value) -> value kept beneath the exception an except clause restores: the
+        # value of a `return` in the clause, on its way out
+        self.returning = {}
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
@@ -1293,6 +1296,8 @@ class Executor:
             prev = stack.pop()
             if not isinstance(prev, PrevExc):
                 raise DecompilationError("POP_EXCEPT without a saved exception")
+        if stack and isinstance(stack[-1], ast.expr):
+            self.returning[id(stack[-1])] = stack[-1]
         out.append(PopExceptStmt())
 
     def op_PUSH_EXC_INFO(self, ins, stack, out):

@@ -217,3 +217,91 @@ async def await_in_if_inside_try_except(log, flag):
     except ValueError:
         r = "caught"
     return r, log
+
+
+class Tick:
+    """An awaitable that returns ``v`` without suspending."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __await__(self):
+        return self.v
+        yield
+
+
+@case((0,), (1,))
+async def async_try_except_finally_returns(x):
+    # issue 9: the clause's return was printed after it, where `e` is deleted
+    try:
+        v = await Tick(x)
+        if x:
+            raise ValueError(v)
+        return v
+    except ValueError as e:
+        return "err %s" % e
+    finally:
+        await Tick(-1)
+
+
+@case((0,), (1,))
+async def async_try_except_no_name_finally_returns(x):
+    try:
+        if x:
+            raise ValueError(x)
+        return await Tick(x)
+    except ValueError:
+        return "err"
+    finally:
+        await Tick(-1)
+
+
+@case((0,), (1,))
+async def async_try_except_plain_finally_returns(x):
+    log = []
+    try:
+        if x:
+            raise ValueError(x)
+        return await Tick(x)
+    except ValueError as e:
+        return "err %s" % e
+    finally:
+        log.append(1)
+
+
+@case(([0, 1, 2], []), ([], []))
+async def async_for_try_except_continue_finally(xs, log):
+    for x in xs:
+        try:
+            if x == 1:
+                raise ValueError(x)
+            if x == 2:
+                return await Tick(x)
+        except ValueError as e:
+            log.append("err %s" % e)
+            continue
+        finally:
+            await Tick(log.append(x))
+    return None
+
+
+@case(("1",), ("x",))
+async def async_nested_try_raise_from(s):
+    try:
+        try:
+            return int(await Tick(s))
+        except ValueError as e:
+            raise RuntimeError("wrapped") from e
+    except RuntimeError as e:
+        return str(e)
+
+
+@case(([0, 1, 3], []), ([], []))
+async def async_for_try_finally_return(xs, log):
+    for x in xs:
+        try:
+            if x > 2:
+                return await Tick(x)
+        finally:
+            if x:
+                log.append(await Tick(x))

@@ -577,3 +577,248 @@ def nested_try_returns_in_except_clauses(x):
     except (OverflowError, ValueError):
         return (x, None)
     return "no ratio for %s" % type(x).__name__
+
+
+# --- a `return` whose value leaves a try statement on the stack (issue 9) ---------------
+# 3.11+ puts the RETURN_VALUE of a return in nested try bodies outside all of them, and
+# an except clause keeps its return value beneath the exception it restores; the return
+# must stay where the value is computed, inside the handlers meant for it.
+
+
+@case(("1",), ("x",))
+def raise_from_in_nested_try(s):
+    try:
+        try:
+            return int(s)
+        except ValueError as e:
+            raise RuntimeError("wrapped") from e
+    except RuntimeError as e:
+        return str(e), type(e.__cause__).__name__
+
+
+@case(("1",), ("x",))
+def nested_try_return_clause_raises(s):
+    try:
+        try:
+            return int(s)
+        except ValueError:
+            raise RuntimeError("wrapped")
+    except RuntimeError as e:
+        return str(e)
+
+
+@case(("1",), ("x",), ("",))
+def nested_try_return_inner_clause_returns(s):
+    try:
+        try:
+            return int(s)
+        except ValueError:
+            if s:
+                return -1
+            raise KeyError(s)
+    except KeyError:
+        return -2
+
+
+@case((["x", "2"],), (["y", ""],), ([],))
+def nested_try_return_in_loop(xs):
+    for s in xs:
+        try:
+            try:
+                return int(s)
+            except ValueError:
+                if s == "y":
+                    continue
+                raise KeyError(s)
+        except KeyError:
+            pass
+    return None
+
+
+@case(("1",), ("x",), ("",))
+def nested_try_return_three_levels(s):
+    try:
+        try:
+            try:
+                return int(s)
+            except ValueError:
+                if s:
+                    raise KeyError(s)
+                raise TypeError(s)
+        except KeyError:
+            raise IndexError(s)
+    except (IndexError, TypeError) as e:
+        return type(e).__name__
+
+
+@case(("1", []), ("x", []), ("", []))
+def nested_try_return_in_if(s, log):
+    try:
+        try:
+            if s:
+                return int(s)
+            log.append("empty")
+        except ValueError:
+            raise KeyError(s)
+    except KeyError:
+        return -1
+    return 0
+
+
+@case(("1", []), ("x", []))
+def return_in_try_finally_in_try_except(s, log):
+    try:
+        try:
+            return int(s)
+        finally:
+            log.append("f")
+    except ValueError:
+        return -1
+
+
+@case(("1", []), ("x", []))
+def return_in_try_except_in_try_finally(s, log):
+    try:
+        try:
+            return int(s)
+        except ValueError:
+            log.append("v")
+            return -1
+    finally:
+        log.append("f")
+
+
+@case((0, []), (1, []))
+def except_as_return_with_finally(x, log):
+    try:
+        v = x * 2
+        if x:
+            raise ValueError(v)
+        return v
+    except ValueError as e:
+        return "err %s" % e
+    finally:
+        log.append("f")
+
+
+@case((0, []), (1, []))
+def except_return_with_finally(x, log):
+    try:
+        if x:
+            raise ValueError(x)
+        return x
+    except ValueError:
+        return "err"
+    finally:
+        log.append("f")
+
+
+@case(([0, 1, 2], []), ([0, 2], []), ([], []))
+def except_as_return_with_finally_in_loop(xs, log):
+    for x in xs:
+        try:
+            if x == 1:
+                raise ValueError(x)
+            if x == 2:
+                return x * 3
+        except ValueError as e:
+            return "err %s" % e
+        finally:
+            log.append(x)
+    return None
+
+
+@case((0, []), (1, []), (2, []))
+def nested_except_as_returns_with_finally(x, log):
+    try:
+        try:
+            if x:
+                raise ValueError(x)
+            return 0
+        except ValueError as e:
+            if x == 2:
+                return "two %s" % e
+            raise
+    except ValueError as e:
+        return "outer %s" % e
+    finally:
+        log.append("f")
+
+
+# --- a try/finally that ends a loop body: its copy on the normal path goes back to the
+# loop head (issue 9: the finally body ran twice)
+
+
+@case(([0, 1, 3], []), ([], []))
+def for_try_finally_return(xs, log):
+    for x in xs:
+        try:
+            if x > 2:
+                return x
+        finally:
+            if x:
+                log.append(x)
+
+
+@case((4, []), (0, []))
+def while_try_finally_return(n, log):
+    i = 0
+    while i < n:
+        i += 1
+        try:
+            if i > 2:
+                return i
+        finally:
+            if i % 2:
+                log.append(i)
+    return -1
+
+
+@case(([0, 1, 3], []), ([], []))
+def for_try_finally_if_else_return(xs, log):
+    for x in xs:
+        try:
+            if x > 2:
+                return x
+        finally:
+            if x:
+                log.append(x)
+            else:
+                log.append("zero")
+
+
+@case(([0, 1, 3, 5], []), ([], []))
+def for_try_finally_break(xs, log):
+    for x in xs:
+        try:
+            if x > 2:
+                break
+        finally:
+            if x:
+                log.append(x)
+    return log
+
+
+@case(([0, 1, 3, 5], []), ([], []))
+def for_try_finally_continue(xs, log):
+    for x in xs:
+        try:
+            if x == 1:
+                continue
+            log.append("body")
+        finally:
+            if x:
+                log.append(x)
+    return log
+
+
+@case(([0, 1, 3, 5], []), ([], []))
+def for_try_finally_two_statements_return(xs, log):
+    for x in xs:
+        try:
+            if x > 2:
+                return x
+        finally:
+            log.append("a")
+            if x:
+                log.append(x)
