@@ -524,11 +524,31 @@ def _fix_if(s):
 
 def _while_from_if(s):
     """3.10+ compile `while c:` as `if c: <do-while c>`: the `while` loop when the if
-    statement ``s`` is that, else None."""
-    if len(s.body) == 1 and not s.orelse and isinstance(s.body[0], ast.While) and \
-            getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test):
-        return s.body[0]
-    return _compound_while(s)
+    statement ``s`` is that, else None. `if a: while c:` compiles as `if a: if c:
+    <do-while c>`, the two tests read as one `if a and c:`: that comes back as `if a:`
+    around the loop (left as it was, the loop's first test would run twice)."""
+    if len(s.body) != 1 or s.orelse or not isinstance(s.body[0], ast.While):
+        return None
+    loop = s.body[0]
+    inverted = getattr(loop, "_inverted", False)
+    if inverted and dump(loop.test) == dump(s.test):
+        return loop
+    compound = _compound_while(s)
+    if compound is not None or not inverted:
+        return compound
+    head = _and_head(s.test, loop.test)
+    return None if head is None else ast.If(test=head, body=[loop], orelse=[])
+
+
+def _and_head(test, tail):
+    """`a` when ``test`` is `a and tail` (a: one or more operands), else None."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return None
+    ops = tail.values if isinstance(tail, ast.BoolOp) and isinstance(tail.op, ast.And) else [tail]
+    k = len(test.values) - len(ops)
+    if k < 1 or not same_stmts(test.values[k:], ops):
+        return None
+    return test.values[0] if k == 1 else ast.BoolOp(op=ast.And(), values=test.values[:k])
 
 
 def _continues(node):
@@ -559,14 +579,10 @@ def _compound_while(s):
     test = s.test
     if isinstance(loop.test, ast.Constant) and loop.test.value is True:
         head = test
-    elif getattr(loop, "_inverted", False) and isinstance(test, ast.BoolOp) and \
-            isinstance(test.op, ast.And):
-        tail = loop.test.values if isinstance(loop.test, ast.BoolOp) and \
-            isinstance(loop.test.op, ast.And) else [loop.test]
-        k = len(test.values) - len(tail)
-        if k < 1 or not same_stmts(test.values[k:], tail):
+    elif getattr(loop, "_inverted", False):
+        head = _and_head(test, loop.test)
+        if head is None:
             return None
-        head = test.values[0] if k == 1 else ast.BoolOp(op=ast.And(), values=test.values[:k])
     else:
         return None
     if dump(stop) != dump(S.negate(head)):

@@ -432,3 +432,20 @@ def while_or_condition(xs, extra):
             extra -= 1
             out.append(extra)
     return out
+
+
+@case((None, ["a", "b"]), ("x", ["x", "x", "y"]), ("x", ["y"]), ("x", ["x"]))
+def if_then_while(src, toks):
+    # 3.10+: `if a: while b:` is `if a: if b: <do-while b>`, read as one `if a and b:`;
+    # the loop's test must still run once on entry (shlex.shlex.get_token)
+    log = []
+
+    def same(x):
+        log.append(x)
+        return x == src
+
+    raw = toks.pop(0) if toks else None
+    if src is not None:
+        while same(raw):
+            raw = toks.pop(0) if toks else None
+    return raw, log
