@@ -1496,6 +1496,10 @@ class Emitter:
         if ret is not None:
             node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
             return [node], None, None
+        ret, cont = self._const_return_not_after(entry, tail_stmts, nxt)
+        if ret is not None:
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
+            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         return [node] + tail_stmts, nxt, st
 
     def _const_return_after_exit(self, tail_stmts, nxt):
@@ -1516,9 +1520,42 @@ class Emitter:
         k = nxt - 1
         while k > 0 and instrs[k].opname == "POP_BLOCK":
             k -= 1
-        if not (instrs[k].opname == "POP_TOP" and instrs[k - 1].opname == "CALL" and instrs[k - 1].arg == 3):
+        if not (instrs[k].opname == "POP_TOP" and instrs[k - 1].opname == "CALL" and instrs[k - 1].arg == 3) \
+                and not (instrs[k].opname == "POP_FINALLY" and instrs[k - 1].opname == "WITH_CLEANUP_FINISH"):
+            # (3.8: the exit's WITH_CLEANUP_FINISH, then POP_FINALLY: a return leaving a with)
             return None
         return ast.Return(value=S.const(instrs[nxt].argval))
+
+    def _const_return_not_after(self, entry, tail_stmts, nxt):
+        """`with cm: ...; return <constant>` (3.10+): the exit call, then the constant
+        returned (in the statements after the exit, or in block ``nxt``, the end of an
+        enclosing try), like a return after the with. But code after the with also runs
+        where a suppressing __exit__ goes on (jumped to, or copied there); where that
+        path returns something else, the return is the body's. (the Return node, where
+        the suppressing path goes on), or (None, None)."""
+        if not V.EXIT_BLOCKS_COPIED:
+            return None, None
+        if nxt is None and len(tail_stmts) == 1 and isinstance(tail_stmts[0], ast.Return):
+            ret = tail_stmts[0]
+            if not isinstance(ret.value, (ast.Constant, type(None))):
+                return None, None
+            value = _const_key(None if ret.value is None else ret.value.value)
+        elif not tail_stmts and nxt in self.cfg.blocks:
+            blk = self.cfg[self.cfg.through_jumps(nxt)]
+            load = _const_returned(blk.instrs)
+            if load is None:
+                return None, None
+            value = _const_key(load.argval)
+            ret = self._return(blk.last, S.const(load.argval))
+        else:
+            return None, None
+        cont = self._with_suppressed_exit(entry)
+        if cont is None or cont not in self.cfg.blocks:
+            return None, None
+        other = _const_returned(self.cfg[self.cfg.through_jumps(cont)].instrs)
+        if other is not None and _const_key(other.argval) == value:
+            return None, None
+        return ret, cont
 
     def _with_suppressed_exit(self, entry):
         """Where a with's handler continues when __exit__ returned true (or None)."""
@@ -1941,6 +1978,18 @@ def _reraise():
 def _first(instrs, start, count, opname):
     """The first ``opname`` instruction among the ``count`` from ``start``, or None."""
     return next((i for i in instrs[start:start + count] if i.opname == opname), None)
+
+
+def _const_returned(instrs):
+    """The LOAD_CONST of the constant ``instrs`` return, when that is all they do (NOPs
+    aside), else None."""
+    ops = [i for i in instrs if i.opname != "NOP"]
+    return ops[0] if [i.opname for i in ops] == ["LOAD_CONST", "RETURN_VALUE"] else None
+
+
+def _const_key(value):
+    """A constant told apart by type and repr (True == 1, 0.0 == -0.0)."""
+    return type(value), repr(value)
 
 
 def _after_with_suppress(instrs):

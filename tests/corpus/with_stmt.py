@@ -248,3 +248,41 @@ def code_after_try_with_in_loop_stays_outside(log, items):
             raise OSError("after the try")
         log.append(item)
     return log
+
+
+@case(([], False), ([], True))
+def with_return_const_inside(log, suppress):
+    # `return <constant>` inside the with: the exit call runs before it, as for a return
+    # after the with; a suppressing __exit__ goes on after the with instead (falls off
+    # the end here: None)
+    with CM(log, "a", suppress=suppress):
+        log.append("body")
+        if suppress:
+            raise ValueError
+        return True
+
+
+@case(([], False, True), ([], True, True), ([], False, False))
+def with_return_const_inside_if(log, suppress, enter):
+    if enter:
+        with CM(log, "a", suppress=suppress):
+            log.append("body")
+            if suppress:
+                raise ValueError
+            return True
+    return 5
+
+
+@case(([], False), ([], True), ([], None))
+def with_return_const_inside_try(log, suppress):
+    # (socket.has_dualstack_ipv6)
+    try:
+        with CM(log, "a", suppress=bool(suppress)):
+            if suppress is None:
+                raise KeyError
+            log.append("body")
+            if suppress:
+                raise ValueError
+            return True
+    except KeyError:
+        return False
