@@ -526,13 +526,16 @@ def _while_from_if(s):
     """3.10+ compile `while c:` as `if c: <do-while c>`: the `while` loop when the if
     statement ``s`` is that, else None. `if a: while c:` compiles as `if a: if c:
     <do-while c>`, the two tests read as one `if a and c:`: that comes back as `if a:`
-    around the loop (left as it was, the loop's first test would run twice)."""
-    if len(s.body) != 1 or s.orelse or not isinstance(s.body[0], ast.While):
+    around the loop (left as it was, the loop's first test would run twice). `while c:
+    ... else: E` is `if c: <do-while c> else: E` `else: E`."""
+    if len(s.body) != 1 or not isinstance(s.body[0], ast.While):
         return None
     loop = s.body[0]
     inverted = getattr(loop, "_inverted", False)
-    if inverted and dump(loop.test) == dump(s.test):
+    if inverted and dump(loop.test) == dump(s.test) and same_stmts(s.orelse, loop.orelse):
         return loop
+    if s.orelse:
+        return None
     compound = _compound_while(s)
     if compound is not None or not inverted:
         return compound

@@ -802,6 +802,7 @@ class Emitter:
     def _branch_merge(self, test, t_true, t_false, ctx, blk=None):
         """Where the two arms of a branch meet again."""
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        found = merge is not None
         if merge is None and not isinstance(test, S.ExcMatch):
             # arms that return in places and go on elsewhere: meet where the rest goes on
             merge = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
@@ -816,8 +817,22 @@ class Emitter:
             both = {b for b in both if self.cfg[b].succs and not self._only_raises(b)
                     and _same_entry(self.effective_handler(b), ctx.handler)}
             merge = min(both) if both else None
+        if merge is not None and not found and \
+                any(self._ends_around(t, merge, ctx) for t in (t_true, t_false)):
+            merge = None
         # otherwise they meet where the enclosing construct (or expression) ends
         return ctx.stop if merge is None else merge
+
+    def _ends_around(self, bid, merge, ctx):
+        """Whether a path from ``bid`` reaches the end of the enclosing construct without
+        passing ``merge``: then the arms do not meet there (`if c: while c: ... break ...
+        else: E` `else: E` at the end of a with body: the break leaves for the exit, and
+        E, where the else arm and the loop's normal end meet, must not follow the if)."""
+        ends = {b for b in (ctx.region_exit, ctx.stop) if b is not None}
+        if not ends or merge in ends:
+            return False
+        seen = self.cfg.reachable(bid, ctx.sinks() | {merge}, ctx.region)
+        return any(s in ends for b in seen for s in self.cfg[b].succs)
 
     def _reach_with_handlers(self, bid, ctx):
         """Blocks reached from ``bid``, the handlers of try statements met on the way

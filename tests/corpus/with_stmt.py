@@ -286,3 +286,18 @@ def with_return_const_inside_try(log, suppress):
             return True
     except KeyError:
         return False
+
+
+@case(([], [1, 0, 2]), ([], [1, 2]), ([], []))
+def with_while_else(log, xs):
+    # 3.10+: `if c: <do-while c> else: E` `else: E`; the break leaves for the with's
+    # exit, so E (where the else arm and the loop's normal end meet) does not follow the
+    # if (threading.Semaphore.acquire)
+    with CM(log, "a"):
+        while xs:
+            if xs.pop() == 0:
+                break
+            log.append(1)
+        else:
+            log.append(2)
+    return log
