@@ -594,6 +594,17 @@ class Emitter:
                 node._else_kept = True
             elif then_stack is None:
                 node._else_kept = else_stack is None and self._label_after_return(else_first, ctx)
+        if merge is None and then_stack is not None and else_stack is not None and \
+                len(then_stack) == len(else_stack) > len(stack) and \
+                not all(S.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
+            # arms that bring different values to where the enclosing construct ends: a
+            # conditional expression cut off there (a try body ends before the
+            # RETURN_VALUE of `return a if c else b`, 3.11+); one arm's values would stand
+            # for both
+            if any(not isinstance(x, S.RestoreStmt) for x in then_stmts + else_stmts):
+                raise DecompilationError("arms of a branch leave different values",
+                                         function=self.code.co_name)
+            return [], None, [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:

@@ -577,3 +577,22 @@ def nested_try_returns_in_except_clauses(x):
     except (OverflowError, ValueError):
         return (x, None)
     return "no ratio for %s" % type(x).__name__
+
+
+def _resolve(path, tail=None):
+    if "!" in path:
+        raise OSError(path)
+    return path.upper() if tail is None else path + "/" + tail
+
+
+@case(("abc", ""), ("abc", "t"), ("!x", "t"), ("!!", "t"))
+def try_returns_conditional_expression(path, tail):
+    # 3.11+: the try body ends before the RETURN_VALUE each arm of the conditional
+    # expression reaches (ntpath._getfinalpathname_nonstrict)
+    while path:
+        try:
+            path = _resolve(path)
+            return _resolve(path, tail) if tail else path
+        except OSError:
+            path = path[1:]
+    return tail
