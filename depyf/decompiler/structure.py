@@ -2100,7 +2100,8 @@ def _merge_exits(test, a, b):
         if not diff:
             return None
         k = diff[0]
-        if any(xs[j] is not ys[j] for j in range(k)) or any(not S.same_expr(xs[j], ys[j]) for j in diff[1:]):
+        if any(not _same_node(xs[j], ys[j]) for j in range(k)) or \
+                any(not S.same_expr(xs[j], ys[j]) for j in diff[1:]):
             return None
         inner = merged(xs[k], ys[k])
         if inner is None:
@@ -2113,6 +2114,14 @@ def _merge_exits(test, a, b):
             and b.value is not None and S.same_expr(a.value, b.value):
         return ast.Return(value=_ifexp(test, a.value, b.value))
     return merged(a, b)
+
+
+def _same_node(a, b):
+    """The same value, from the stack: the same node, or a keyword argument (built by the
+    call in each copy) that names it."""
+    if isinstance(a, ast.keyword) and isinstance(b, ast.keyword):
+        return a.arg == b.arg and a.value is b.value
+    return a is b
 
 
 def _eval_children(node):
