@@ -367,6 +367,9 @@ def _fix(stmts):
             continue
         if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
             _drop_trailing_continue(s.body)
+            # (a finally copy that ends the body jumps back to the head: no longer
+            # hidden by its `continue`)
+            _drop_finally_copies(s.body)
             if not s.body:
                 s.body = [ast.Pass()]
         if isinstance(s, (ast.With, ast.AsyncWith)):
@@ -407,8 +410,14 @@ def _fix(stmts):
             s = merged
         out.append(s)
         i += 1
-    # the normal path after a try/finally runs a copy of the finally body: drop it
-    # (compared once both sides are cleaned up)
+    _drop_finally_copies(out)
+    _join_ifexp_returns(out)
+    return out
+
+
+def _drop_finally_copies(out):
+    """The normal path after a try/finally runs a copy of the finally body: drop it
+    (compared once both sides are cleaned up)."""
     k = 0
     while k < len(out):
         s = out[k]
@@ -421,9 +430,8 @@ def _fix(stmts):
                 copy = _drop_tail(_copy.deepcopy(copy), lambda x: dump(x) == dump(after))
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
+                s._finally_copy = False  # (what follows now is the source's own)
         k += 1
-    _join_ifexp_returns(out)
-    return out
 
 
 def _join_ifexp_returns(stmts):

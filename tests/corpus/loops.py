@@ -449,3 +449,32 @@ def if_then_while(src, toks):
         while same(raw):
             raw = toks.pop(0) if toks else None
     return raw, log
+
+
+@case((["a", "-", "b"],), ([],))
+def for_try_finally_if_ends_body(args):
+    # the finally copy on the normal path ends the loop body: its if jumps back to the
+    # head from one arm (a `continue` there until the body's trailing one is dropped)
+    # (quopri.main)
+    log = []
+    for name in args:
+        try:
+            log.append(name)
+        finally:
+            if name != "-":
+                log.append(0)
+    return log
+
+
+@case((["a", "-", "b"],), ([],))
+def for_try_finally_then_same_again(args):
+    log = []
+    for name in args:
+        try:
+            log.append(name)
+        finally:
+            if name != "-":
+                log.append(0)
+        if name != "-":
+            log.append(0)
+    return log
