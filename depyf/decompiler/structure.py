@@ -287,7 +287,9 @@ class Emitter:
                     out.append(ast.Continue())
                     return out, None
             if ctx.region is not None and bid not in ctx.region:
-                if bid == ctx.region_exit:
+                if bid == ctx.region_exit or self._bare_jump_to(bid, ctx.region_exit) and not (
+                        ctx.loop is not None and ctx.loop.header in ctx.region):
+                    # (from a loop inside the region such a jump is a break)
                     return out, stack
                 # an escaping path (return/break/continue through cleanup code)
                 more, st = self.seq(bid, ctx.escape, stack)
@@ -1455,12 +1457,33 @@ class Emitter:
         # a bare jump to another of these exits is the same way out (3.12+: a with's
         # suppressed-exception path jumps to the code after the try, the body falls into it)
         outside = {t for t in outside if not self._jumps_back_to(t, outside)}
+        outside = self._fold_bare_jump_exits(outside, region)
         exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         self._enter = enter  # the region starts at the head of the loop being emitted
         if kind == "with":
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block)
         return self._emit_try(bid, entry, inner, ctx, stack, exit_block)
+
+    def _fold_bare_jump_exits(self, exits, region):
+        """3.13 leaves the jump that ends an arm of a try body out of the protected range:
+        the arms leave the region through blocks that only jump on. Such jumps to where
+        another way out goes, or to where several of them go, are that one way out.
+        (Otherwise the code after the try would be emitted again inside the arm.)"""
+        through = self.cfg.through_jumps
+        bare = {t: through(t) for t in exits if t in self.cfg.blocks and
+                [i.opname for i in self.cfg[t].instrs] == ["JUMP"] and through(t) not in region
+                and through(t) > t}
+        targets = [to for to in bare.values()]
+        folded = {t for t, to in bare.items() if to in exits or targets.count(to) > 1}
+        return (exits - folded) | {bare[t] for t in folded}
+
+    def _bare_jump_to(self, bid, target):
+        """Whether block ``bid`` only jumps forward (through other such blocks) to
+        ``target``."""
+        blk = self.cfg.blocks.get(bid)
+        return blk is not None and [i.opname for i in blk.instrs] == ["JUMP"] and \
+            target is not None and target > bid and self.cfg.through_jumps(bid) == target
 
     def _jumps_back_to(self, bid, exits):
         """Whether block ``bid`` is where an inner handler that ended (POP_EXCEPT: a with
