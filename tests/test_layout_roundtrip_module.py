@@ -184,6 +184,12 @@ def with_returns_constant_in_try(socket, error):
             return True
     except error:
         return False
+
+
+def or_and_or(obj, a, b, c, flags):
+    # (inspect.isawaitable: the and/or arms jump straight to the expression's end)
+    return isinstance(obj, a) or isinstance(obj, b) and bool(obj.flags & flags) or \
+        isinstance(obj, c)
 '''
 
 
@@ -207,7 +213,8 @@ def layout_targets(tmp_path_factory):
                                   "try_returns_constant",
                                   "chained_test_ends_loop_body",
                                   "except_returns_none",
-                                  "with_returns_constant_in_try"])
+                                  "with_returns_constant_in_try",
+                                  "or_and_or"])
 def test_layout_round_trips(layout_targets, name):
     r = check(layout_targets[name])
     assert r.equal, r.reason

@@ -596,7 +596,8 @@ class Emitter:
                 node._else_kept = True
             elif then_stack is None:
                 node._else_kept = else_stack is None and self._label_after_return(else_first, ctx)
-        if merge is None and then_stack is not None and else_stack is not None and \
+        if merge is None and ctx.region_exit is not None and \
+                then_stack is not None and else_stack is not None and \
                 len(then_stack) == len(else_stack) > len(stack) and \
                 not all(S.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
             # arms that bring different values to where the enclosing construct ends: a
@@ -837,15 +838,16 @@ class Emitter:
         return ctx.stop if merge is None else merge
 
     def _ends_around(self, bid, merge, ctx):
-        """Whether a path from ``bid`` reaches the end of the enclosing construct without
-        passing ``merge``: then the arms do not meet there (`if c: while c: ... break ...
-        else: E` `else: E` at the end of a with body: the break leaves for the exit, and
-        E, where the else arm and the loop's normal end meet, must not follow the if)."""
-        ends = {b for b in (ctx.region_exit, ctx.stop) if b is not None}
-        if not ends or merge in ends:
+        """Whether a path from ``bid`` reaches the end of the enclosing try or with body
+        without passing ``merge``: then the arms do not meet there (`if c: while c: ...
+        break ... else: E` `else: E` at the end of a with body: the break leaves for the
+        exit, and E, where the else arm and the loop's normal end meet, must not follow
+        the if). (Not the end of an expression: and/or arms jump straight there.)"""
+        end = ctx.region_exit
+        if end is None or merge == end:
             return False
         seen = self.cfg.reachable(bid, ctx.sinks() | {merge}, ctx.region)
-        return any(s in ends for b in seen for s in self.cfg[b].succs)
+        return any(s == end for b in seen for s in self.cfg[b].succs)
 
     def _reach_with_handlers(self, bid, ctx):
         """Blocks reached from ``bid``, the handlers of try statements met on the way
