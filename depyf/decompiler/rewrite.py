@@ -386,6 +386,9 @@ def _fix(stmts):
             continue
         if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
             _drop_trailing_continue(s.body)
+            # (a finally copy that ends the body jumps back to the head: no longer
+            # hidden by its `continue`)
+            _drop_finally_copies(s.body)
             if not s.body:
                 s.body = [ast.Pass()]
         if isinstance(s, (ast.With, ast.AsyncWith)):
@@ -426,8 +429,14 @@ def _fix(stmts):
             s = merged
         out.append(s)
         i += 1
-    # the normal path after a try/finally runs a copy of the finally body: drop it
-    # (compared once both sides are cleaned up)
+    _drop_finally_copies(out)
+    _join_ifexp_returns(out)
+    return out
+
+
+def _drop_finally_copies(out):
+    """The normal path after a try/finally runs a copy of the finally body: drop it
+    (compared once both sides are cleaned up)."""
     k = 0
     while k < len(out):
         s = out[k]
@@ -440,9 +449,8 @@ def _fix(stmts):
                 copy = _drop_tail(_copy.deepcopy(copy), lambda x: dump(x) == dump(after))
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
+                s._finally_copy = False  # (what follows now is the source's own)
         k += 1
-    _join_ifexp_returns(out)
-    return out
 
 
 def _join_ifexp_returns(stmts):
@@ -543,13 +551,34 @@ def _fix_if(s):
 
 def _while_from_if(s):
     """3.10+ compile `while c:` as `if c: <do-while c>`: the `while` loop when the if
-    statement ``s`` is that, else None."""
-    if len(s.body) == 1 and isinstance(s.body[0], ast.While) and \
-            getattr(s.body[0], "_inverted", False) and dump(s.body[0].test) == dump(s.test) and \
-            same_stmts(s.orelse, s.body[0].orelse):
-        # (a `while c: ... else: E` leaves for E from both tests: the else of the if)
-        return s.body[0]
-    return _compound_while(s)
+    statement ``s`` is that, else None. `if a: while c:` compiles as `if a: if c:
+    <do-while c>`, the two tests read as one `if a and c:`: that comes back as `if a:`
+    around the loop (left as it was, the loop's first test would run twice). `while c:
+    ... else: E` is `if c: <do-while c> else: E` `else: E`."""
+    if len(s.body) != 1 or not isinstance(s.body[0], ast.While):
+        return None
+    loop = s.body[0]
+    inverted = getattr(loop, "_inverted", False)
+    if inverted and dump(loop.test) == dump(s.test) and same_stmts(s.orelse, loop.orelse):
+        return loop
+    if s.orelse:
+        return None
+    compound = _compound_while(s)
+    if compound is not None or not inverted:
+        return compound
+    head = _and_head(s.test, loop.test)
+    return None if head is None else ast.If(test=head, body=[loop], orelse=[])
+
+
+def _and_head(test, tail):
+    """`a` when ``test`` is `a and tail` (a: one or more operands), else None."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return None
+    ops = tail.values if isinstance(tail, ast.BoolOp) and isinstance(tail.op, ast.And) else [tail]
+    k = len(test.values) - len(ops)
+    if k < 1 or not same_stmts(test.values[k:], ops):
+        return None
+    return test.values[0] if k == 1 else ast.BoolOp(op=ast.And(), values=test.values[:k])
 
 
 def _continues(node):
@@ -580,14 +609,10 @@ def _compound_while(s):
     test = s.test
     if isinstance(loop.test, ast.Constant) and loop.test.value is True:
         head = test
-    elif getattr(loop, "_inverted", False) and isinstance(test, ast.BoolOp) and \
-            isinstance(test.op, ast.And):
-        tail = loop.test.values if isinstance(loop.test, ast.BoolOp) and \
-            isinstance(loop.test.op, ast.And) else [loop.test]
-        k = len(test.values) - len(tail)
-        if k < 1 or not same_stmts(test.values[k:], tail):
+    elif getattr(loop, "_inverted", False):
+        head = _and_head(test, loop.test)
+        if head is None:
             return None
-        head = test.values[0] if k == 1 else ast.BoolOp(op=ast.And(), values=test.values[:k])
     else:
         return None
     if dump(stop) != dump(S.negate(head)):
@@ -617,6 +642,7 @@ def _drop_loop_end_finally_copy(body):
     if copy and _all_paths_end(copy, implicit) and \
             same_stmts(_drop_tail(_copy.deepcopy(copy), implicit), final):
         del body[k + 1:]
+        body[k]._finally_copy = False  # (dropped: nothing after it is a copy any more)
 
 
 def _drop_trailing_continue(body):

@@ -297,7 +297,9 @@ class Emitter:
                     out.append(ast.Continue())
                     return out, None
             if ctx.region is not None and bid not in ctx.region:
-                if bid == ctx.region_exit:
+                if bid == ctx.region_exit or self._bare_jump_to(bid, ctx.region_exit) and not (
+                        ctx.loop is not None and ctx.loop.header in ctx.region):
+                    # (from a loop inside the region such a jump is a break)
                     return out, stack
                 # an escaping path (return/break/continue through cleanup code)
                 more, st = self.seq(bid, ctx.escape, stack)
@@ -604,6 +606,18 @@ class Emitter:
                 node._else_kept = True
             elif then_stack is None:
                 node._else_kept = else_stack is None and self._label_after_return(else_first, ctx)
+        if merge is None and ctx.region_exit is not None and \
+                then_stack is not None and else_stack is not None and \
+                len(then_stack) == len(else_stack) > len(stack) and \
+                not all(S.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
+            # arms that bring different values to where the enclosing construct ends: a
+            # conditional expression cut off there (a try body ends before the
+            # RETURN_VALUE of `return a if c else b`, 3.11+); one arm's values would stand
+            # for both
+            if any(not isinstance(x, S.RestoreStmt) for x in then_stmts + else_stmts):
+                raise DecompilationError("arms of a branch leave different values",
+                                         function=self.code.co_name)
+            return [], None, [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
         if merge is None:
             end_stack = None
             if then_stack is not None or else_stack is not None:
@@ -812,6 +826,7 @@ class Emitter:
     def _branch_merge(self, test, t_true, t_false, ctx, blk=None):
         """Where the two arms of a branch meet again."""
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        found = merge is not None
         if merge is None and not isinstance(test, S.ExcMatch):
             # arms that return in places and go on elsewhere: meet where the rest goes on
             merge = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
@@ -826,8 +841,23 @@ class Emitter:
             both = {b for b in both if self.cfg[b].succs and not self._only_raises(b)
                     and _same_entry(self.effective_handler(b), ctx.handler)}
             merge = min(both) if both else None
+        if merge is not None and not found and \
+                any(self._ends_around(t, merge, ctx) for t in (t_true, t_false)):
+            merge = None
         # otherwise they meet where the enclosing construct (or expression) ends
         return ctx.stop if merge is None else merge
+
+    def _ends_around(self, bid, merge, ctx):
+        """Whether a path from ``bid`` reaches the end of the enclosing try or with body
+        without passing ``merge``: then the arms do not meet there (`if c: while c: ...
+        break ... else: E` `else: E` at the end of a with body: the break leaves for the
+        exit, and E, where the else arm and the loop's normal end meet, must not follow
+        the if). (Not the end of an expression: and/or arms jump straight there.)"""
+        end = ctx.region_exit
+        if end is None or merge == end:
+            return False
+        seen = self.cfg.reachable(bid, ctx.sinks() | {merge}, ctx.region)
+        return any(s == end for b in seen for s in self.cfg[b].succs)
 
     def _reach_with_handlers(self, bid, ctx):
         """Blocks reached from ``bid``, the handlers of try statements met on the way
@@ -1439,12 +1469,33 @@ class Emitter:
         # a bare jump to another of these exits is the same way out (3.12+: a with's
         # suppressed-exception path jumps to the code after the try, the body falls into it)
         outside = {t for t in outside if not self._jumps_back_to(t, outside)}
+        outside = self._fold_bare_jump_exits(outside, region)
         exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         self._enter = enter  # the region starts at the head of the loop being emitted
         if kind == "with":
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block)
         return self._emit_try(bid, entry, inner, ctx, stack, exit_block)
+
+    def _fold_bare_jump_exits(self, exits, region):
+        """3.13 leaves the jump that ends an arm of a try body out of the protected range:
+        the arms leave the region through blocks that only jump on. Such jumps to where
+        another way out goes, or to where several of them go, are that one way out.
+        (Otherwise the code after the try would be emitted again inside the arm.)"""
+        through = self.cfg.through_jumps
+        bare = {t: through(t) for t in exits if t in self.cfg.blocks and
+                [i.opname for i in self.cfg[t].instrs] == ["JUMP"] and through(t) not in region
+                and through(t) > t}
+        targets = [to for to in bare.values()]
+        folded = {t for t, to in bare.items() if to in exits or targets.count(to) > 1}
+        return (exits - folded) | {bare[t] for t in folded}
+
+    def _bare_jump_to(self, bid, target):
+        """Whether block ``bid`` only jumps forward (through other such blocks) to
+        ``target``."""
+        blk = self.cfg.blocks.get(bid)
+        return blk is not None and [i.opname for i in blk.instrs] == ["JUMP"] and \
+            target is not None and target > bid and self.cfg.through_jumps(bid) == target
 
     def _jumps_back_to(self, bid, exits):
         """Whether block ``bid`` is where an inner handler that ended (POP_EXCEPT: a with
@@ -1506,6 +1557,10 @@ class Emitter:
         if ret is not None:
             node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
             return [node], None, None
+        ret, cont = self._const_return_not_after(entry, tail_stmts, nxt)
+        if ret is not None:
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
+            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         return [node] + tail_stmts, nxt, st
 
     def _const_return_after_exit(self, tail_stmts, nxt):
@@ -1526,9 +1581,42 @@ class Emitter:
         k = nxt - 1
         while k > 0 and instrs[k].opname == "POP_BLOCK":
             k -= 1
-        if not (instrs[k].opname == "POP_TOP" and instrs[k - 1].opname == "CALL" and instrs[k - 1].arg == 3):
+        if not (instrs[k].opname == "POP_TOP" and instrs[k - 1].opname == "CALL" and instrs[k - 1].arg == 3) \
+                and not (instrs[k].opname == "POP_FINALLY" and instrs[k - 1].opname == "WITH_CLEANUP_FINISH"):
+            # (3.8: the exit's WITH_CLEANUP_FINISH, then POP_FINALLY: a return leaving a with)
             return None
         return ast.Return(value=S.const(instrs[nxt].argval))
+
+    def _const_return_not_after(self, entry, tail_stmts, nxt):
+        """`with cm: ...; return <constant>` (3.10+): the exit call, then the constant
+        returned (in the statements after the exit, or in block ``nxt``, the end of an
+        enclosing try), like a return after the with. But code after the with also runs
+        where a suppressing __exit__ goes on (jumped to, or copied there); where that
+        path returns something else, the return is the body's. (the Return node, where
+        the suppressing path goes on), or (None, None)."""
+        if not V.EXIT_BLOCKS_COPIED:
+            return None, None
+        if nxt is None and len(tail_stmts) == 1 and isinstance(tail_stmts[0], ast.Return):
+            ret = tail_stmts[0]
+            if not isinstance(ret.value, (ast.Constant, type(None))):
+                return None, None
+            value = _const_key(None if ret.value is None else ret.value.value)
+        elif not tail_stmts and nxt in self.cfg.blocks:
+            blk = self.cfg[self.cfg.through_jumps(nxt)]
+            load = _const_returned(blk.instrs)
+            if load is None:
+                return None, None
+            value = _const_key(load.argval)
+            ret = self._return(blk.last, S.const(load.argval))
+        else:
+            return None, None
+        cont = self._with_suppressed_exit(entry)
+        if cont is None or cont not in self.cfg.blocks:
+            return None, None
+        other = _const_returned(self.cfg[self.cfg.through_jumps(cont)].instrs)
+        if other is not None and _const_key(other.argval) == value:
+            return None, None
+        return ret, cont
 
     def _with_suppressed_exit(self, entry):
         """Where a with's handler continues when __exit__ returned true (or None)."""
@@ -1997,6 +2085,18 @@ def _first(instrs, start, count, opname):
     return next((i for i in instrs[start:start + count] if i.opname == opname), None)
 
 
+def _const_returned(instrs):
+    """The LOAD_CONST of the constant ``instrs`` return, when that is all they do (NOPs
+    aside), else None."""
+    ops = [i for i in instrs if i.opname != "NOP"]
+    return ops[0] if [i.opname for i in ops] == ["LOAD_CONST", "RETURN_VALUE"] else None
+
+
+def _const_key(value):
+    """A constant told apart by type and repr (True == 1, 0.0 == -0.0)."""
+    return type(value), repr(value)
+
+
 def _after_with_suppress(instrs):
     """Where the code after a with statement starts when its __exit__ suppressed the
     exception: the handler pops the exception state and the exit, then runs straight on
@@ -2079,7 +2179,8 @@ def _merge_exits(test, a, b):
         if not diff:
             return None
         k = diff[0]
-        if any(xs[j] is not ys[j] for j in range(k)) or any(not S.same_expr(xs[j], ys[j]) for j in diff[1:]):
+        if any(not _same_node(xs[j], ys[j]) for j in range(k)) or \
+                any(not S.same_expr(xs[j], ys[j]) for j in diff[1:]):
             return None
         inner = merged(xs[k], ys[k])
         if inner is None:
@@ -2092,6 +2193,14 @@ def _merge_exits(test, a, b):
             and b.value is not None and S.same_expr(a.value, b.value):
         return ast.Return(value=_ifexp(test, a.value, b.value))
     return merged(a, b)
+
+
+def _same_node(a, b):
+    """The same value, from the stack: the same node, or a keyword argument (built by the
+    call in each copy) that names it."""
+    if isinstance(a, ast.keyword) and isinstance(b, ast.keyword):
+        return a.arg == b.arg and a.value is b.value
+    return a is b
 
 
 def _eval_children(node):

@@ -138,3 +138,16 @@ def many_arguments(n):
 @case(("x",),)
 def keyword_argument_named_like_builtins(v):
     return record(print=v, len=v, self=v, cls=v)
+
+
+@case(([1], [2]), ([], [2]), ([1], []), ([], []))
+def call_keywords_conditional_last(out, err):
+    # 3.10+: the call (and the return) after the last conditional expression is copied
+    # into both its arms; what was evaluated before the test stays outside it
+    # (subprocess.Popen._check_timeout)
+    return record(len, out, output=sum(out) if out else None, stderr=sum(err) if err else None)
+
+
+@case(([1], [2]), ([], [2]), ([1], []), ([], []))
+def raise_keywords_conditional_last(out, err):
+    raise KeyError(record(len, output=sum(out) if out else None, stderr=sum(err) if err else None))

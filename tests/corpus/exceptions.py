@@ -822,3 +822,44 @@ def for_try_finally_two_statements_return(xs, log):
             log.append("a")
             if x:
                 log.append(x)
+
+
+def _resolve(path, tail=None):
+    if "!" in path:
+        raise OSError(path)
+    return path.upper() if tail is None else path + "/" + tail
+
+
+@case(("abc", ""), ("abc", "t"), ("!x", "t"), ("!!", "t"))
+def try_returns_conditional_expression(path, tail):
+    # 3.11+: the try body ends before the RETURN_VALUE each arm of the conditional
+    # expression reaches (ntpath._getfinalpathname_nonstrict)
+    while path:
+        try:
+            path = _resolve(path)
+            return _resolve(path, tail) if tail else path
+        except OSError:
+            path = path[1:]
+    return tail
+
+
+@case(("a", {"a": "x$"}), ("a", {"a": "x"}), ("b", {}), ("ab", {}), ("abc", {}))
+def try_if_elif_arms_jump_past(path, table):
+    # 3.13 leaves the jump ending each arm out of the protected range: the arms leave
+    # the try body through bare jumps to the code after it, which belongs there once
+    # (configparser.ExtendedInterpolation._interpolate_some)
+    log = ["x$"]
+    try:
+        if len(path) == 1:
+            v = table[path]
+        elif len(path) == 2:
+            v = log[len(path)]
+        else:
+            raise ValueError(path)
+    except (KeyError, IndexError):
+        raise LookupError(path) from None
+    if "$" in v:
+        log.append(v)
+    else:
+        log.append(0)
+    return log

@@ -432,3 +432,49 @@ def while_or_condition(xs, extra):
             extra -= 1
             out.append(extra)
     return out
+
+
+@case((None, ["a", "b"]), ("x", ["x", "x", "y"]), ("x", ["y"]), ("x", ["x"]))
+def if_then_while(src, toks):
+    # 3.10+: `if a: while b:` is `if a: if b: <do-while b>`, read as one `if a and b:`;
+    # the loop's test must still run once on entry (shlex.shlex.get_token)
+    log = []
+
+    def same(x):
+        log.append(x)
+        return x == src
+
+    raw = toks.pop(0) if toks else None
+    if src is not None:
+        while same(raw):
+            raw = toks.pop(0) if toks else None
+    return raw, log
+
+
+@case((["a", "-", "b"],), ([],))
+def for_try_finally_if_ends_body(args):
+    # the finally copy on the normal path ends the loop body: its if jumps back to the
+    # head from one arm (a `continue` there until the body's trailing one is dropped)
+    # (quopri.main)
+    log = []
+    for name in args:
+        try:
+            log.append(name)
+        finally:
+            if name != "-":
+                log.append(0)
+    return log
+
+
+@case((["a", "-", "b"],), ([],))
+def for_try_finally_then_same_again(args):
+    log = []
+    for name in args:
+        try:
+            log.append(name)
+        finally:
+            if name != "-":
+                log.append(0)
+        if name != "-":
+            log.append(0)
+    return log

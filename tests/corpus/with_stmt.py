@@ -248,3 +248,56 @@ def code_after_try_with_in_loop_stays_outside(log, items):
             raise OSError("after the try")
         log.append(item)
     return log
+
+
+@case(([], False), ([], True))
+def with_return_const_inside(log, suppress):
+    # `return <constant>` inside the with: the exit call runs before it, as for a return
+    # after the with; a suppressing __exit__ goes on after the with instead (falls off
+    # the end here: None)
+    with CM(log, "a", suppress=suppress):
+        log.append("body")
+        if suppress:
+            raise ValueError
+        return True
+
+
+@case(([], False, True), ([], True, True), ([], False, False))
+def with_return_const_inside_if(log, suppress, enter):
+    if enter:
+        with CM(log, "a", suppress=suppress):
+            log.append("body")
+            if suppress:
+                raise ValueError
+            return True
+    return 5
+
+
+@case(([], False), ([], True), ([], None))
+def with_return_const_inside_try(log, suppress):
+    # (socket.has_dualstack_ipv6)
+    try:
+        with CM(log, "a", suppress=bool(suppress)):
+            if suppress is None:
+                raise KeyError
+            log.append("body")
+            if suppress:
+                raise ValueError
+            return True
+    except KeyError:
+        return False
+
+
+@case(([], [1, 0, 2]), ([], [1, 2]), ([], []))
+def with_while_else(log, xs):
+    # 3.10+: `if c: <do-while c> else: E` `else: E`; the break leaves for the with's
+    # exit, so E (where the else arm and the loop's normal end meet) does not follow the
+    # if (threading.Semaphore.acquire)
+    with CM(log, "a"):
+        while xs:
+            if xs.pop() == 0:
+                break
+            log.append(1)
+        else:
+            log.append(2)
+    return log
