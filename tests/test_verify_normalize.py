@@ -132,3 +132,15 @@ def test_class_body_first_line_is_not_compared():
     assert same(func(source), func(source, prefix="\n" * 40))
     other = "def f():\n    class K:\n        x = 2\n    return K\n"
     assert differ(func(source), func(other))
+
+
+def test_only_the_nested_flag_is_not_compared():
+    # a module-level comprehension decompiled alone is recompiled inside a def
+    top = [c for c in compile("[x for x in y]", "<test>", "exec").co_consts if hasattr(c, "co_code")]
+    if not top:
+        pytest.skip("3.12+ inlines the comprehension: no code object")
+    inner = func("def w(y):\n    return [x for x in y]\n", "w").co_consts
+    nested = [c for c in inner if hasattr(c, "co_code")][0]
+    assert top[0].co_flags != nested.co_flags
+    assert same(top[0], nested)
+    assert differ(func("def f():\n    yield\n"), func("async def f():\n    yield\n"))

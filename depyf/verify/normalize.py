@@ -26,7 +26,10 @@ Instructions (from ``dis.get_instructions``, one ``Instr(opname, arg)`` each):
     that is an operand (3.13+ class bodies: ``__firstlineno__ = <int>``) is masked.
 
 Code attributes compared: ``co_name``, ``co_argcount``, ``co_posonlyargcount``,
-``co_kwonlyargcount``, ``co_flags`` (all bits), ``co_varnames``, ``co_freevars``,
+``co_kwonlyargcount``, ``co_flags`` (all bits but ``CO_NESTED``, which records only that
+the code was compiled inside a function: the interpreter never reads it, and a
+comprehension or lambda of a module body decompiled alone is recompiled inside one),
+``co_varnames``, ``co_freevars``,
 ``co_cellvars``, and the docstring slot ``co_consts[0]`` (as a constant).
 
 Exception table (3.11+): the entries as ``(start, end, target, depth, lasti)`` with
@@ -40,6 +43,7 @@ Ignored: ``co_firstlineno``, ``co_lnotab``/``co_linetable``, ``co_qualname``,
 instructions reference.
 """
 import dis
+import inspect
 import types
 from collections import namedtuple
 
@@ -112,7 +116,7 @@ def normalize(code):
         argcount=code.co_argcount,
         posonlyargcount=getattr(code, "co_posonlyargcount", 0),
         kwonlyargcount=code.co_kwonlyargcount,
-        flags=code.co_flags,
+        flags=code.co_flags & ~inspect.CO_NESTED,
         varnames=code.co_varnames,
         freevars=code.co_freevars,
         cellvars=code.co_cellvars,
