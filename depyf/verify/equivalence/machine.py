@@ -266,14 +266,25 @@ def literal_truth(f, term):
     if tag == "t":
         return bool(term[1])
     obj = f.obj(term)
-    if obj is not None and obj.kind != "function":
-        contents = obj.contents
-        if contents[0] in ("t", "d"):
-            return bool(contents[1])
-        if contents[:2] == ("op", "set"):
-            return bool(contents[2])
-    if obj is not None:
-        return True  # a function
+    if obj is None:
+        return None
+    if obj.kind == "function":
+        return True
+    return _contents_truth(obj.contents)
+
+
+def _contents_truth(contents):
+    """Whether a container with these contents is non-empty, when that is known (not
+    after user code could have changed it: its contents are then an unknown)."""
+    if contents[0] in ("t", "d"):
+        return bool(contents[1])
+    if contents[:2] == ("op", "set"):
+        return bool(contents[2])
+    if contents[:2] == ("op", "extend"):
+        items = contents[3]
+        if items[0] == "t" and items[1]:
+            return True
+        return True if _contents_truth(contents[2]) else None
     return None
 
 
