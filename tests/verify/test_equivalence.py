@@ -57,6 +57,9 @@ CASES = [
     ("an escaped list kept longer in a temporary, across a loop",
      "def f(g, xs):\n g([1])\n for x in xs:\n  g(x)\n",
      "def f(g, xs):\n t = [1]\n g(t)\n for x in xs:\n  g(x)\n", EQUIVALENT, None),
+    ("a list of its own tested twice with nothing between",
+     "def f(xs, g):\n q = []\n q.extend(xs)\n while q:\n  g(q.pop())\n",
+     "def f(xs, g):\n q = []\n q.extend(xs)\n if q:\n  while q:\n   g(q.pop())\n", EQUIVALENT, None),
     # -- different --------------------------------------------------------------------------
     ("return value computed after the try", "def f(m):\n with m as p:\n  try:\n   return p.wait()\n"
      "  except:\n   p.kill()\n   raise\n",
@@ -75,6 +78,9 @@ CASES = [
     ("a list of its own extended by unknown items, tested",
      "def f(h, xs):\n q = []\n q.extend(xs)\n if q:\n  return 1\n return h()\n",
      "def f(h, xs):\n q = []\n q.extend(xs)\n if q:\n  return 1\n return 5\n", DIFFERENT, None),
+    ("a value handed to user code is tested again (mutation: weakref)",
+     "def f(l, d):\n while l:\n  del d[l.pop()]\n",
+     "def f(l, d):\n while l:\n  del d[l.pop()]\n  del d[l.pop()]\n", DIFFERENT, None),
     ("swapped statements", "def f(a):\n g(a)\n h(a)\n", "def f(a):\n h(a)\n g(a)\n", DIFFERENT, None),
     ("duplicated statement", "def f(a):\n g(a)\n", "def f(a):\n g(a)\n g(a)\n", DIFFERENT, None),
     ("inverted test (wrong)", "def f(a):\n if a:\n  g()\n", "def f(a):\n if not a:\n  g()\n",

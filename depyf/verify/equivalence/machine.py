@@ -183,7 +183,7 @@ class Machine:
             return TRUE if known else FALSE
         if term[0] != "ref":
             return self.decisions.get(("truth of", term))
-        return None
+        return own_truth_atom(f, term)
 
     def decide(self, f, term, decisions):
         """True/False when ``term``'s truth is known without user code on this path,
@@ -200,7 +200,10 @@ class Machine:
             known = literal_truth(f, term)
             if known is not None:
                 return known
-            found = decisions.get(("truth of", term)) if term[0] != "ref" else None
+            if term[0] == "ref":
+                found = own_truth_atom(f, term)
+            else:
+                found = decisions.get(("truth of", term))
             if found is None:
                 return None
             found = bool_atom(found)
@@ -271,6 +274,16 @@ def literal_truth(f, term):
     if obj.kind == "function":
         return True
     return _contents_truth(obj.contents)
+
+
+def own_truth_atom(f, term):
+    """The truth of a list, dict or set of the code's own whose contents are unknown, as
+    a bool atom on its contents: telling it runs no user code, and it stays the same as
+    long as the contents term does (an append or user code gives a new one)."""
+    obj = f.obj(term)
+    if obj is None or obj.kind == "function":
+        return None
+    return ("b", ("nonempty", obj.contents))
 
 
 def _contents_truth(contents):
