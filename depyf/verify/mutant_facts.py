@@ -231,11 +231,14 @@ def can_complete(stmts):
 def _completes(s):
     if isinstance(s, TERMINATORS):
         return False
+    if isinstance(s, ast.Assert):
+        return literal_truth(s.test) is not False
     if isinstance(s, ast.If):
-        if isinstance(s.test, ast.Constant):
-            return can_complete(s.body if s.test.value else s.orelse)
+        truth = literal_truth(s.test)
+        if truth is not None:
+            return can_complete(s.body if truth else s.orelse)
         return can_complete(s.body) or can_complete(s.orelse)
-    if isinstance(s, ast.While) and is_const_test(s.test) and _truthy(s.test):
+    if isinstance(s, ast.While) and _truthy(s.test):
         return has_own_break(s)
     if isinstance(s, WITHS):
         return can_complete(s.body)
@@ -248,7 +251,54 @@ def _completes(s):
 
 
 def _truthy(test):
-    return isinstance(test, ast.Constant) and bool(test.value)
+    return literal_truth(test) is True
+
+
+def literal_truth(expr):
+    """The truth of an expression that a literal decides (``0 and x`` is false, ``'a' or
+    x`` true, ``not 0`` true), else None."""
+    if isinstance(expr, ast.Constant):
+        return bool(expr.value)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        inner = literal_truth(expr.operand)
+        return None if inner is None else not inner
+    if isinstance(expr, ast.BoolOp):
+        decider = isinstance(expr.op, ast.Or)
+        if any(literal_truth(v) is decider for v in expr.values):
+            return decider
+    return None
+
+
+def unreachable(fn):
+    """Ids of the nodes of ``fn`` that never run: branches a literal test rules out
+    (``if 0 and x:``), operands after a literal that decides an ``and``/``or``, and
+    statements after one that cannot complete."""
+    dead = set()
+
+    def mark(nodes):
+        for node in nodes:
+            dead.update(id(n) for n in ast.walk(node))
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.If, ast.IfExp, ast.While)):
+            truth = literal_truth(n.test)
+            if truth is False:
+                mark(n.body if isinstance(n.body, list) else [n.body])
+            elif truth is True and not isinstance(n, ast.While):
+                mark(n.orelse if isinstance(n.orelse, list) else [n.orelse])
+        elif isinstance(n, ast.BoolOp):
+            decider = isinstance(n.op, ast.Or)
+            for k, v in enumerate(n.values):
+                if literal_truth(v) is decider:
+                    mark(n.values[k + 1:])
+                    break
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(n, field, None)
+            if isinstance(stmts, list):
+                for k, s in enumerate(stmts):
+                    if isinstance(s, ast.stmt) and not _completes(s):
+                        mark(stmts[k + 1:])
+                        break
+    return dead
 
 
 def has_own_break(loop):

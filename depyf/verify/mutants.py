@@ -74,7 +74,9 @@ Kinds and when a site counts:
 ``swap-args``   two adjacent positional arguments (no ``*``) or keyword values of a call
                 swapped, when their expressions differ.
 
-Mutants that compile to the same normalized bytecode as the original text are
+Sites in code that never runs (under a test a literal decides, ``if 0 and x:``; after
+a literal that decides an ``and``/``or``; after a statement that cannot complete) are not
+counted. Mutants that compile to the same normalized bytecode as the original text are
 no-ops by construction; the runner (``mutation``) drops those too.
 """
 import ast
@@ -84,7 +86,8 @@ from collections import namedtuple
 from .mutant_facts import (LOOPS, NESTED, SIMPLE, TRY_NODES, WITHS, Scope, _all_args,
                            _nodes, blocks, branch_differs, can_complete, catches,
                            does_something, finally_matters, has_own_break, is_const_test,
-                           literal_locals, live_after, loops_back, may_exit, runs, shared)
+                           literal_locals, live_after, loops_back, may_exit, runs, shared,
+                           unreachable)
 
 KINDS = ("swap", "move", "duplicate", "invert", "drop-else", "constant", "swap-args")
 
@@ -106,7 +109,9 @@ def sites(fn, scope):
         found.extend(_duplicate_sites(b, scope))
         found.extend(_block_stmt_sites(b, scope))
     found.extend(_expression_sites(fn, scope))
-    return found
+    dead = unreachable(fn)
+    return [s._replace(counted=False, why="never runs") if s.counted and any(
+        id(n) in dead for n in s.nodes) else s for s in found]
 
 
 def _at(block, i):
@@ -199,6 +204,8 @@ def _duplicate_sites(b, scope):
             why = "a second import finds the module imported"
         elif not runs(s, scope):
             why = "runs no code"
+        elif not can_complete([s]):
+            why = "the copy is not reached"
         yield _site("duplicate", _at(b, i), None, why, (s,))
 
 

@@ -127,6 +127,8 @@ def test_swap_args_exchanges_positional_and_keyword_arguments():
     ("constant", "def f():\n    'doc'\n    x = 1\n    return g()\n"),
     ("swap-args", "def f(a):\n    return g(a, a)\n"),
     ("move", "def f():\n    try:\n        g()\n        h()\n    except E:\n        raise\n"),
+    ("duplicate", "def f():\n    assert False, g()\n"),  # the copy is not reached
+    ("swap", "def f(c):\n    if 0 and c:\n        g()\n        h()\n"),  # never runs
 ])
 def test_possible_no_ops_are_not_counted(kind, source):
     _, found = _sites(source, kind)
@@ -143,6 +145,12 @@ def test_possible_no_ops_are_not_counted(kind, source):
 def test_constants_of_dead_stores_are_not_counted(source, counted):
     _, found = _sites(source, "constant")
     assert [s.nodes[0].value for s in found if s.counted] == counted
+
+
+def test_an_operand_after_a_deciding_literal_is_not_counted():
+    _, found = _sites("def f(c):\n    return g(('a' or 'b') if c else 'c')\n", "constant")
+    assert sorted((s.nodes[0].value, s.counted) for s in found) == [
+        ("a", True), ("b", False), ("c", True)]
 
 
 def test_moving_after_an_if_whose_other_branch_leaves_is_not_counted():
