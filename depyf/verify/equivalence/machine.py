@@ -183,7 +183,7 @@ class Machine:
             return TRUE if known else FALSE
         if term[0] != "ref":
             return self.decisions.get(("truth of", term))
-        return None
+        return own_truth_atom(f, term)
 
     def decide(self, f, term, decisions):
         """True/False when ``term``'s truth is known without user code on this path,
@@ -200,7 +200,10 @@ class Machine:
             known = literal_truth(f, term)
             if known is not None:
                 return known
-            found = decisions.get(("truth of", term)) if term[0] != "ref" else None
+            if term[0] == "ref":
+                found = own_truth_atom(f, term)
+            else:
+                found = decisions.get(("truth of", term))
             if found is None:
                 return None
             found = bool_atom(found)
@@ -266,14 +269,35 @@ def literal_truth(f, term):
     if tag == "t":
         return bool(term[1])
     obj = f.obj(term)
-    if obj is not None and obj.kind != "function":
-        contents = obj.contents
-        if contents[0] in ("t", "d"):
-            return bool(contents[1])
-        if contents[:2] == ("op", "set"):
-            return bool(contents[2])
-    if obj is not None:
-        return True  # a function
+    if obj is None:
+        return None
+    if obj.kind == "function":
+        return True
+    return _contents_truth(obj.contents)
+
+
+def own_truth_atom(f, term):
+    """The truth of a list, dict or set of the code's own whose contents are unknown, as
+    a bool atom on its contents: telling it runs no user code, and it stays the same as
+    long as the contents term does (an append or user code gives a new one)."""
+    obj = f.obj(term)
+    if obj is None or obj.kind == "function":
+        return None
+    return ("b", ("nonempty", obj.contents))
+
+
+def _contents_truth(contents):
+    """Whether a container with these contents is non-empty, when that is known (not
+    after user code could have changed it: its contents are then an unknown)."""
+    if contents[0] in ("t", "d"):
+        return bool(contents[1])
+    if contents[:2] == ("op", "set"):
+        return bool(contents[2])
+    if contents[:2] == ("op", "extend"):
+        items = contents[3]
+        if items[0] == "t" and items[1]:
+            return True
+        return True if _contents_truth(contents[2]) else None
     return None
 
 

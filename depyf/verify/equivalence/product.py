@@ -15,6 +15,7 @@ from .compare import Comparer, escape, forget_escaped
 from .describe import event_text, terminal_text
 from .machine import ModelLimit
 from .merge import ProductState, join, shape
+from .terms import mentions
 
 
 _MAX_VARIANTS = 16
@@ -95,6 +96,8 @@ class Explorer:
         if ev_a.kind == ("truth",) and ev_a.operands[0][0] != "ref":  # remember the answer
             decisions = dict(decisions)
             decisions[("truth of", ev_a.operands[0])] = ("b", ("r", node, "ok", 0))
+        elif ev_a.kind != ("truth",):
+            decisions = forget_truths(decisions, ev_a.operands)
         for label, kinds in ev_a.outcomes:
             results = tuple((k, ("r", node, label, n)) for n, k in enumerate(kinds))
             exc = ("s", ("exc", node))
@@ -149,3 +152,16 @@ class Explorer:
             raise Difference("the original %s, the candidate %s%s" % (
                 terminal_text(fa), terminal_text(fb), "; inside: %s" % c.why if c.why else ""),
                 state, terminal_text(fa), terminal_text(fb))
+
+
+def forget_truths(decisions, operands):
+    """The remembered truth of a value handed to user code is forgotten: that code may
+    change it (``while l: l.pop()`` tests a list that ``pop`` empties)."""
+    stale = [k for k in decisions
+             if k[0] == "truth of" and any(mentions(x, k[1]) for x in operands)]
+    if not stale:
+        return decisions
+    decisions = dict(decisions)
+    for k in stale:
+        del decisions[k]
+    return decisions
