@@ -1677,6 +1677,18 @@ class Emitter:
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
 
+    def _handlers_rejoin(self, entry, exit_block, ctx):
+        """Where the except clauses of ``entry`` go on after their POP_EXCEPT, when the
+        body's way out ``exit_block`` reaches it too (directly or through an else
+        clause), else None."""
+        after = self._after_handlers(entry, ctx.sinks(), ctx.region)
+        if after is None or after in ctx.sinks():
+            return None
+        if after == exit_block:
+            return after
+        reach = self.cfg.reachable(exit_block, ctx.sinks() | {after}, ctx.region)
+        return after if any(after in self.cfg[b].succs for b in reach) else None
+
     def _no_match_reraise(self, blk):
         """3.8: the END_FINALLY that an except chain jumps to when no clause matched: it
         re-raises (the exception is on the stack), so its fall-through never runs."""
@@ -1858,6 +1870,11 @@ class Emitter:
             after = self._after_handlers(entry, ctx.sinks(), ctx.region)
             if after is not None and self.cfg[after].instrs[0].opname == "POP_EXCEPT":
                 follow = after
+        if follow is None and len(sources) == 2:
+            # clauses that may re-raise, and that go on (after POP_EXCEPT) to a place the
+            # body reaches too: the try ends there (code after it runs with the exception
+            # state restored, not inside the clause)
+            follow = self._handlers_rejoin(entry, exit_block, ctx)
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
             ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]

@@ -577,3 +577,67 @@ def nested_try_returns_in_except_clauses(x):
     except (OverflowError, ValueError):
         return (x, None)
     return "no ratio for %s" % type(x).__name__
+
+
+def _handled():
+    """The exception being handled where this is called (None outside any except clause)."""
+    import sys
+
+    return type(sys.exc_info()[1]).__name__
+
+
+@case((None, "ok"), (None, "value"), (None, "key"), (None, "type"), (3, "ok"))
+def code_after_try_runs_after_the_clause(width, kind):
+    # optparse.HelpFormatter.__init__: the statement after the try, inside an if, is
+    # reached from the body and (after POP_EXCEPT) from the clause: it is not the
+    # clause's, so nothing is being handled there and a new exception has no context
+    if width is None:
+        try:
+            width = len(trigger(kind))
+        except (KeyError, ValueError):
+            width = 80
+        width -= 2
+        if width == 78:
+            raise AppError(_handled())
+    return width, _handled()
+
+
+@case(("ok",), ("value",), ("key",), ("type",))
+def code_after_try_else_runs_after_the_clause(kind):
+    log = []
+    if kind:
+        try:
+            trigger(kind)
+        except ValueError as e:
+            log.append(str(e))
+        else:
+            log.append("else")
+        log.append(_handled())
+    return log
+
+
+@case((["ok", "value", "key", "ok"],), (["type"],))
+def code_after_try_in_loop_runs_after_the_clause(kinds):
+    log = []
+    for kind in kinds:
+        try:
+            trigger(kind)
+        except (ValueError, KeyError):
+            log.append("caught")
+            if kind == "key":
+                continue
+        log.append(_handled())
+    return log
+
+
+@case((1, "ok"), (1, "value"), (0, "value"), (1, "type"))
+def code_after_try_in_if_else_runs_after_the_clause(flag, kind):
+    if flag:
+        try:
+            r = trigger(kind)
+        except ValueError:
+            r = "caught"
+        r = r, _handled()
+    else:
+        r = "skipped"
+    return r
