@@ -641,3 +641,47 @@ def code_after_try_in_if_else_runs_after_the_clause(flag, kind):
     else:
         r = "skipped"
     return r
+
+
+@case(("ok", 1), ("other", 1), ("value", 1), ("key", 1), ("ok", 0), ("type", 1))
+def code_after_try_whose_else_returns(kind, lazy):
+    # linecache.updatecache: the body's way out is an else clause that returns; the
+    # clauses go on to the code after the enclosing if (not part of the clause)
+    log = []
+    try:
+        trigger("type" if kind == "type" else "key")
+    except KeyError:
+        if lazy:
+            try:
+                data = trigger(kind)
+            except (ValueError, KeyError):
+                log.append("caught")
+            else:
+                if data == "ok":
+                    return log
+                return log + [data]
+        log.append(_handled())
+    return log
+
+
+@case((1, ["a", "b"]), (1, []), (0, ["a"]), (1, ["a", 3]))
+def while_true_left_by_a_break_in_an_except_clause(flag, items):
+    # tarfile.TarFile.__init__: the loop's only way out is the clause's break, which the
+    # loop body (the blocks that go back to its head) does not contain
+    log = []
+    it = iter(items)
+    try:
+        if flag:
+            while True:
+                log.append("next")
+                try:
+                    log.append(next(it).upper())
+                except StopIteration:
+                    log.append("end")
+                    break
+                except AttributeError as e:
+                    raise KeyError(str(e)) from None
+        log.append(_handled())
+    except KeyError:
+        log.append("failed")
+    return log
