@@ -1103,6 +1103,7 @@ class Emitter:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
+        cands |= self._clause_breaks(body)
         # ways out that only raise (`if c: raise`, except clauses that raise, the re-raise
         # when no clause matched) go nowhere: they do not take part in where the loop
         # ends, unlike its own exits (a for loop's end may raise). Only when a break (a
@@ -1117,6 +1118,23 @@ class Emitter:
                     self.cfg[follow].instrs[0].opname not in ("POP_EXCEPT", "POP_BLOCK"):
                 return follow
         return self._follow_of(cands, exits, ctx, for_exit)
+
+    def _clause_breaks(self, body):
+        """Where except clauses of try statements inside the loop ``body`` go on (after
+        POP_EXCEPT) outside it: a `break` in the clause. The clause is no part of the
+        body (it does not go back to the head), so the body's own edges miss that exit."""
+        self.loop_body(next(iter(body)))  # (sets up _protected)
+        out = set()
+        for target, protected in self._protected.items():
+            if target in body or not protected or not set(protected) <= body:
+                continue
+            entry = self.cfg[protected[0]].handler
+            if self.handler_kind.get(target, "try") != "try":
+                continue
+            after = self._after_handlers(entry, set(), None)
+            if after is not None and after not in body:
+                out.add(after)
+        return out
 
     def _follow_of(self, cands, exits, ctx, for_exit):
         """Where a loop whose ways out lead to ``cands`` ends."""
@@ -1775,6 +1793,24 @@ class Emitter:
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
 
+    def _handlers_rejoin(self, entry, exit_block, ctx):
+        """Where the except clauses of ``entry`` go on after their POP_EXCEPT, when the
+        body's way out ``exit_block`` goes on nowhere else (it reaches that place,
+        directly or through an else clause, or returns, raises, breaks or continues),
+        else None."""
+        sinks = ctx.sinks()
+        after = self._after_handlers(entry, sinks, ctx.region)
+        if after is None or after in sinks:
+            return None
+        reach = self.cfg.reachable(exit_block, sinks | {after}, ctx.region)
+        goes_on = {s for b in reach for s in self.cfg[b].succs} - reach
+        if goes_on - sinks - {after}:
+            return None
+        if after not in goes_on and after != exit_block and ctx.loop is not None and \
+                after not in self.loop_body(ctx.loop.header):
+            return None  # (the clauses break out of a `while True` the body goes on in)
+        return after
+
     def _no_match_reraise(self, blk):
         """3.8: the END_FINALLY that an except chain jumps to when no clause matched: it
         re-raises (the exception is on the stack), so its fall-through never runs."""
@@ -1990,6 +2026,11 @@ class Emitter:
             after = self._after_handlers(entry, ctx.sinks(), ctx.region)
             if after is not None and self.cfg[after].instrs[0].opname == "POP_EXCEPT":
                 follow = after
+        if follow is None and len(sources) == 2:
+            # clauses that may re-raise, and that go on (after POP_EXCEPT) to a place the
+            # body reaches too: the try ends there (code after it runs with the exception
+            # state restored, not inside the clause)
+            follow = self._handlers_rejoin(entry, exit_block, ctx)
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
             ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]

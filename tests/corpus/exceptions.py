@@ -862,4 +862,111 @@ def try_if_elif_arms_jump_past(path, table):
         log.append(v)
     else:
         log.append(0)
+
+
+def _handled():
+    """The exception being handled where this is called (None outside any except clause)."""
+    import sys
+
+    return type(sys.exc_info()[1]).__name__
+
+
+@case((None, "ok"), (None, "value"), (None, "key"), (None, "type"), (3, "ok"))
+def code_after_try_runs_after_the_clause(width, kind):
+    # optparse.HelpFormatter.__init__: the statement after the try, inside an if, is
+    # reached from the body and (after POP_EXCEPT) from the clause: it is not the
+    # clause's, so nothing is being handled there and a new exception has no context
+    if width is None:
+        try:
+            width = len(trigger(kind))
+        except (KeyError, ValueError):
+            width = 80
+        width -= 2
+        if width == 78:
+            raise AppError(_handled())
+    return width, _handled()
+
+
+@case(("ok",), ("value",), ("key",), ("type",))
+def code_after_try_else_runs_after_the_clause(kind):
+    log = []
+    if kind:
+        try:
+            trigger(kind)
+        except ValueError as e:
+            log.append(str(e))
+        else:
+            log.append("else")
+        log.append(_handled())
+    return log
+
+
+@case((["ok", "value", "key", "ok"],), (["type"],))
+def code_after_try_in_loop_runs_after_the_clause(kinds):
+    log = []
+    for kind in kinds:
+        try:
+            trigger(kind)
+        except (ValueError, KeyError):
+            log.append("caught")
+            if kind == "key":
+                continue
+        log.append(_handled())
+    return log
+
+
+@case((1, "ok"), (1, "value"), (0, "value"), (1, "type"))
+def code_after_try_in_if_else_runs_after_the_clause(flag, kind):
+    if flag:
+        try:
+            r = trigger(kind)
+        except ValueError:
+            r = "caught"
+        r = r, _handled()
+    else:
+        r = "skipped"
+    return r
+
+
+@case(("ok", 1), ("other", 1), ("value", 1), ("key", 1), ("ok", 0), ("type", 1))
+def code_after_try_whose_else_returns(kind, lazy):
+    # linecache.updatecache: the body's way out is an else clause that returns; the
+    # clauses go on to the code after the enclosing if (not part of the clause)
+    log = []
+    try:
+        trigger("type" if kind == "type" else "key")
+    except KeyError:
+        if lazy:
+            try:
+                data = trigger(kind)
+            except (ValueError, KeyError):
+                log.append("caught")
+            else:
+                if data == "ok":
+                    return log
+                return log + [data]
+        log.append(_handled())
+    return log
+
+
+@case((1, ["a", "b"]), (1, []), (0, ["a"]), (1, ["a", 3]))
+def while_true_left_by_a_break_in_an_except_clause(flag, items):
+    # tarfile.TarFile.__init__: the loop's only way out is the clause's break, which the
+    # loop body (the blocks that go back to its head) does not contain
+    log = []
+    it = iter(items)
+    try:
+        if flag:
+            while True:
+                log.append("next")
+                try:
+                    log.append(next(it).upper())
+                except StopIteration:
+                    log.append("end")
+                    break
+                except AttributeError as e:
+                    raise KeyError(str(e)) from None
+        log.append(_handled())
+    except KeyError:
+        log.append("failed")
     return log
