@@ -41,8 +41,9 @@ ROUNDTRIP_BUDGET = 150.0  # seconds per version; objects left over are counted a
 # "equal": 95}, all reached on every version (2026-11-21: decompiled and compiles 100,
 # equal 96.84 at the lowest); the equal floor sits just under the lowest measured rate,
 # so a regression fails CI. "proven" (bytecode-equal or proven by the equivalence
-# checker; target 99.5): 98.93 at the lowest (3.12) on 2026-11-25, floor just under it.
-ROUNDTRIP_REQUIRE = {"decompiled": 100.0, "compiles": 100.0, "equal": 96.5, "proven": 98.8}
+# checker; target 99.5). 2026-11-25: equal 97.20 and proven 99.88 at the lowest (3.8 and
+# 3.13); the floors sit just under them.
+ROUNDTRIP_REQUIRE = {"decompiled": 100.0, "compiles": 100.0, "equal": 97.0, "proven": 99.8}
 
 nox.options.sessions = ["tests", "roundtrip", "torch"]
 nox.options.reuse_venv = "yes"
