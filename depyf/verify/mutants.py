@@ -75,8 +75,9 @@ Kinds and when a site counts:
                 swapped, when their expressions differ.
 
 Sites in code that never runs (under a test a literal decides, ``if 0 and x:``; after
-a literal that decides an ``and``/``or``; after a statement that cannot complete) are not
-counted. Mutants that compile to the same normalized bytecode as the original text are
+a literal that decides an ``and``/``or``; after a statement that cannot complete) or may
+never run (under a test of literal locals and constants only, ``support = None`` ...
+``if support is None:``, which a copied tail can make constant) are not counted. Mutants that compile to the same normalized bytecode as the original text are
 no-ops by construction; the runner (``mutation``) drops those too.
 """
 import ast
@@ -110,8 +111,28 @@ def sites(fn, scope):
         found.extend(_block_stmt_sites(b, scope))
     found.extend(_expression_sites(fn, scope))
     dead = unreachable(fn)
-    return [s._replace(counted=False, why="never runs") if s.counted and any(
-        id(n) in dead for n in s.nodes) else s for s in found]
+    guarded = literal_guarded(fn, scope)
+
+    def why(site):
+        if any(id(n) in dead for n in site.nodes):
+            return "never runs"
+        if any(id(n) in guarded for n in site.nodes):
+            return "under a test of literals only"
+        return None
+    return [s._replace(counted=False, why=why(s)) if s.counted and why(s) else s for s in found]
+
+
+def literal_guarded(fn, scope):
+    """Ids of the nodes in the branches of a test of literal locals and constants only
+    (``support = None`` ... ``if support is None:``): which branch runs may be fixed on
+    every path that gets there, so the other may be dead code."""
+    guarded = set()
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.If, ast.IfExp, ast.While)) and is_const_test(n.test, scope):
+            for part in (n.body, n.orelse):
+                for item in (part if isinstance(part, list) else [part]):
+                    guarded.update(id(m) for m in ast.walk(item))
+    return guarded
 
 
 def _at(block, i):

@@ -129,6 +129,8 @@ def test_swap_args_exchanges_positional_and_keyword_arguments():
     ("move", "def f():\n    try:\n        g()\n        h()\n    except E:\n        raise\n"),
     ("duplicate", "def f():\n    assert False, g()\n"),  # the copy is not reached
     ("swap", "def f(c):\n    if 0 and c:\n        g()\n        h()\n"),  # never runs
+    ("duplicate", "def f():\n    s = None\n    if s is None:\n        return\n    else:\n"
+     "        g()\n"),  # may never run
 ])
 def test_possible_no_ops_are_not_counted(kind, source):
     _, found = _sites(source, kind)
