@@ -191,6 +191,7 @@ class CFG:
         identical blocks that run straight into them (the rest of a copied exit block)."""
         alias = {}
         owner = None
+        facts = {}  # (dominators and handler owners, for _clause_end_key)
         changed = True
         while changed:
             changed = False
@@ -198,6 +199,16 @@ class CFG:
             for bid in self.order:
                 blk = self.blocks[bid]
                 if bid in alias or len(blk.instrs) > 4:
+                    continue
+                if not V.KEEPS_DEAD_JUMPS and [i.opname for i in blk.instrs] == ["POP_EXCEPT", "JUMP"]:
+                    key = self._clause_end_key(blk, alias, facts)
+                    if key is None:
+                        continue
+                    if key in seen:
+                        alias[bid] = seen[key]
+                        changed = True
+                    else:
+                        seen[key] = bid
                     continue
                 if blk.last.opname in ("RETURN_VALUE", "RERAISE") or _is_bare_raise(blk.last):
                     after = None
@@ -222,6 +233,23 @@ class CFG:
                 else:
                     seen[key] = bid
         return alias
+
+    def _clause_end_key(self, blk, alias, facts):
+        """What makes two `POP_EXCEPT; JUMP` blocks one (3.10+): the end of an except
+        clause and its copy after a `break` out of a loop that ends the clause go on to
+        the same place, whatever their lines. Only within one try statement (the
+        clauses of two go on alike by chance), and not a `continue` in the clause (a
+        jump back to a head that dominates it: kept apart from the clause's end). Up to
+        3.9 the dead pair after a `continue` in a clause tells it apart: those stay."""
+        if not facts:
+            facts["owner"] = self._handler_owners()
+            facts["dom"], facts["index"] = self.dominators()
+        dom, index = facts["dom"], facts["index"]
+        to = alias.get(blk.last.target, blk.last.target)
+        if to in index and dom[blk.id] >> index[to] & 1:
+            return None
+        return ("POP_EXCEPT", blk.handler.target if blk.handler else None, to,
+                facts["owner"].get(blk.id))
 
     def _handler_owners(self):
         """For each block, the nearest handler entry that dominates it (None outside

@@ -301,6 +301,9 @@ class Emitter:
                         ctx.loop is not None and ctx.loop.header in ctx.region):
                     # (from a loop inside the region such a jump is a break)
                     return out, stack
+                if self._bare_jump_out(bid, ctx):
+                    bid = self.cfg.through_jumps(bid)
+                    continue
                 # an escaping path (return/break/continue through cleanup code)
                 more, st = self.seq(bid, ctx.escape, stack)
                 out.extend(more)
@@ -403,6 +406,19 @@ class Emitter:
                                          opname=op, offset=last.offset)
             raise DecompilationError("unsupported control instruction", function=self.code.co_name,
                                      opname=op, offset=last.offset)
+
+    def _bare_jump_out(self, bid, ctx):
+        """Whether block ``bid``, outside the try region being emitted, is only a jump to
+        where that region ends or to the loop's follow or head (3.13 leaves the jump
+        after an inner clause's POP_EXCEPT unprotected): the same way out as a jump
+        there from inside, not a path escaping through clean-up code."""
+        to = self.cfg.through_jumps(bid)
+        if to == bid:
+            return False
+        ends = {ctx.region_exit}
+        if ctx.loop is not None:
+            ends |= {ctx.loop.follow} | set(ctx.loop.continue_targets)
+        return to in ends - {None}
 
     def _send(self, stack):
         """`await x` / `yield from x` (3.11+): the send/yield loop is one expression."""
@@ -1206,11 +1222,14 @@ class Emitter:
         return any(s in ends for b in reach for s in self.cfg[b].succs)
 
     def _leaves_to(self, bid, end, sinks, region):
-        """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``)."""
+        """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``), also through
+        a bare jump outside ``region`` (3.13 leaves the jump after a POP_EXCEPT in an
+        enclosing try body unprotected)."""
         if bid == end:
             return True
         reach = self.cfg.reachable(bid, sinks, region)
-        return any(end in self.cfg[b].succs for b in reach)
+        return any(s == end or self.cfg.through_jumps(s) == end
+                   for b in reach for s in self.cfg[b].succs)
 
     def _emit_for(self, blk, body, ctx, stack):
         # (3.13 copies a small exit after the loop into each `break`: the copies are one)
@@ -1786,6 +1805,10 @@ class Emitter:
             if any(i.opname == "POP_EXCEPT" for i in blk.instrs):
                 if blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
+                elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end):
+                    # (3.10+ pasted a copy of the code the clause goes on to, a return,
+                    # after its POP_EXCEPT: the copy is joined to the block it copies)
+                    after.add(self.cfg.fall(blk))
                 continue
             if self._no_match_reraise(blk):
                 continue
@@ -1810,6 +1833,12 @@ class Emitter:
                 after not in self.loop_body(ctx.loop.header):
             return None  # (the clauses break out of a `while True` the body goes on in)
         return after
+
+    def _joined_copy(self, bid):
+        """Whether block ``bid`` is one of the copies of an exit block that the CFG
+        joined into one (``CFG.alias``)."""
+        alias = self.cfg.alias
+        return bid in alias or bid in alias.values()
 
     def _no_match_reraise(self, blk):
         """3.8: the END_FINALLY that an except chain jumps to when no clause matched: it

@@ -970,3 +970,67 @@ def while_true_left_by_a_break_in_an_except_clause(flag, items):
     except KeyError:
         log.append("failed")
     return log
+
+
+@case(("ok",), ("other",), ("value",), ("type",))
+def else_clause_then_the_return_the_clause_goes_on_to(kind):
+    # warnings._formatwarnmsg (3.10): the return after the try is pasted after the
+    # clause's POP_EXCEPT; it runs with nothing being handled
+    try:
+        fw = trigger(kind)
+    except ValueError:
+        pass
+    else:
+        if fw != "ok":
+            return fw
+    return _handled()
+
+
+@case(({"a": 1}, "a", [("b", 2), ("c", 1)]), ({}, "a", [("b", 2), ("c", 1)]),
+      ([], "a", [("b", 2), ("c", 1)]), ([], "a", [("b", 2)]))
+def for_break_ending_an_inner_except_clause(table, value, pairs):
+    # enum._proto_member.__set_name__ (3.13): the for loop with a break ends the inner
+    # clause; its break and its end both go on past the outer try
+    log = []
+    try:
+        try:
+            member = table[value]
+        except TypeError:
+            for name, canonical in pairs:
+                if canonical == 1:
+                    member = name
+                    break
+            else:
+                raise KeyError
+    except KeyError:
+        member = "new"
+    log.append((member, _handled()))
+    return log
+
+
+@case(([("a", 1), ("b", []), ("c", [])],), ([("a", 1), ("b", [])],))
+def for_break_in_an_except_clause_in_a_loop(items):
+    # enum._simple_enum.convert_class (3.13): in a loop, a clause ending in a for loop
+    # whose break and end both go on to the code after the try
+    seen = {}
+    hashable_misses = []
+    log = []
+    for name, value in items:
+        try:
+            contained = seen.get(value)
+        except TypeError:
+            contained = None
+            if value in hashable_misses:
+                for m in hashable_misses:
+                    if m == value:
+                        contained = m
+                        break
+        if contained is not None:
+            log.append((name, "alias", _handled()))
+        else:
+            log.append((name, "new", _handled()))
+            try:
+                seen[value] = name
+            except TypeError:
+                hashable_misses.append(value)
+    return log
