@@ -216,3 +216,19 @@ def test_the_checker_refuses_every_counted_mutant(source):
     assert checked, outcomes
     accepted = [o for o in checked if o.status == "accepted"]
     assert not accepted, accepted
+
+
+def test_the_names_of_the_text_are_its_own_temporaries_included():
+    """A temporary of the decompiled text is a local (mangled in a class), not a global:
+    swapping its pure store with a call is not counted."""
+    module = compile("class C:\n    def f(self, items):\n        w = self.a\n"
+                     "        it = iter(items)\n        return w, it\n", "<test>", "exec")
+    cls = next(c for c in module.co_consts if hasattr(c, "co_code"))
+    code = next(c for c in cls.co_consts if hasattr(c, "co_code"))
+    text = ("def f(self, items):\n    __temp_1 = self.a\n    w = __temp_1\n"
+            "    it = iter(items)\n    return w, it\n")
+    subject = Subject(Target("test", "C.f", code, (("class", "C"),), frozenset()), text)
+    assert not subject.scope.is_global("__temp_1")
+    fn = subject.function(subject.tree)
+    swaps = [s for s in sites(fn, subject.scope) if s.kind == "swap"]
+    assert [s.counted for s in swaps] == [False, False, True]
