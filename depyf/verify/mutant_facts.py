@@ -5,6 +5,7 @@ docstring for the definitions): whether code ``runs``, touches ``shared`` state,
 statement lists (``blocks``), what follows a statement (``continuation``) and whether a
 local may be read after it (``live_after``)."""
 import ast
+import copy
 
 NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -35,7 +36,17 @@ class Scope:
     @classmethod
     def of(cls, code, class_name=None):
         names = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
-        return cls(names, class_name)
+        scope = cls(names, class_name)
+        scope.cells = frozenset(code.co_cellvars) | frozenset(code.co_freevars)
+        return scope
+
+    cells = frozenset()
+
+    def with_own(self, names):
+        """A copy that also counts ``names`` as containers of the function's own."""
+        other = copy.copy(self)
+        other.own = self.own | frozenset(names)
+        return other
 
     def name(self, ident):
         if self.prefix and ident.startswith("__") and not ident.endswith("__") and "." not in ident:
@@ -472,8 +483,10 @@ class _Liveness:
         self.memo = {}
 
     def reads(self, node):
+        """Reads the local here (nested scopes see it only as a cell, and cells are
+        never taken for dead)."""
         return any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load)
-                   for n in ast.walk(node))
+                   for n in own_nodes(node))
 
     def kills(self, target):
         if isinstance(target, ast.Name):
@@ -581,3 +594,38 @@ class _Liveness:
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return self.reads(s) or (after and s.name != self.name)
         return self.reads(s) or after
+
+
+def runs_completing(s, scope):
+    """Surely runs code on some path on which ``s`` then ends normally (a guard clause
+    ``if c: raise E()`` runs code only when it leaves)."""
+    if isinstance(s, SIMPLE):
+        return runs(s, scope)
+    if isinstance(s, (ast.If, ast.While)):
+        if runs(s.test, scope):
+            return True
+        branches = [s.body, s.orelse] if isinstance(s, ast.If) else [s.orelse]
+        return any(can_complete(b) and any(runs_completing(x, scope) for x in b)
+                   for b in branches)
+    if isinstance(s, (ast.For, ast.AsyncFor)):
+        return True  # iterating
+    if isinstance(s, WITHS):
+        return can_complete(s.body)
+    if isinstance(s, TRY_NODES):
+        return can_complete(s.body) and any(runs_completing(x, scope) for x in s.body)
+    return False
+
+
+def own_at(block, i):
+    """Locals that hold a container of the function's own at ``block.stmts[i]``: the
+    latest assignment to them earlier in the same list is a display or comprehension
+    (it dominates ``i``) and nothing in between assigns them."""
+    own, seen = set(), set()
+    for s in reversed(block.stmts[:i]):
+        if (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                and isinstance(s.value, DISPLAYS) and s.targets[0].id not in seen):
+            own.add(s.targets[0].id)
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                seen.add(n.id)
+    return own

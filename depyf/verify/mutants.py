@@ -39,8 +39,11 @@ The rules rest on a few conservative facts about a statement or expression:
 Kinds and when a site counts:
 
 ``swap``        two adjacent statements A; B -> B; A. Counted when A can complete, A and
-                B differ, and one ``runs`` while the other ``runs``, is ``shared`` or
-                ``may_exit`` (the order of the two is then observable).
+                B differ, and one runs code on a path where it completes (a guard
+                clause ``if c: raise E()`` does not) while the other ``runs``, is
+                ``shared`` or ``may_exit`` (the order of the two is then observable).
+                A local assigned a display earlier in the same list, and not since, is
+                a container of the function's own there.
 ``move``        a simple statement S that ``runs`` (expression, assignment, augmented
                 assignment, ``del``, ``import``, ``assert``) moved across the edge of an
                 ``if``/``else``/loop/``with``/``try`` body: the first statement of a body
@@ -87,8 +90,8 @@ from collections import namedtuple
 from .mutant_facts import (LOOPS, NESTED, SIMPLE, TRY_NODES, WITHS, Scope, _all_args,
                            _nodes, blocks, branch_differs, can_complete, catches,
                            does_something, finally_matters, has_own_break, is_const_test,
-                           literal_locals, live_after, loops_back, may_exit, runs, shared,
-                           unreachable)
+                           literal_locals, live_after, loops_back, may_exit, own_at, runs,
+                           runs_completing, shared, unreachable)
 
 KINDS = ("swap", "move", "duplicate", "invert", "drop-else", "constant", "swap-args")
 
@@ -153,10 +156,18 @@ def _swap_sites(b, scope):
             why = "the same statement"
         elif not can_complete([a]):
             why = "the second statement is not reached"
-        elif not ((runs(a, scope) and (runs(c, scope) or shared(c, scope) or may_exit(c)))
-                  or (runs(c, scope) and (shared(a, scope) or may_exit(a)))):
-            why = "the order of the two is not observable"
+        else:
+            here = scope.with_own(own_at(b, i))
+            if not (_orders(a, c, here) or _orders(c, a, here)):
+                why = "the order of the two is not observable"
         yield _site("swap", _at(b, i), None, why, (a, c))
+
+
+def _orders(first, other, scope):
+    """``first`` runs code on a path where it completes, and ``other`` runs code, touches
+    a global or may leave: the order of the two shows."""
+    return runs_completing(first, scope) and (
+        runs(other, scope) or shared(other, scope) or may_exit(other))
 
 
 def _simple_runs(s, scope):
@@ -323,8 +334,8 @@ def _dead_constants(fn, scope):
             names = []
             if runs(s, scope) or not all(_names_only(t, names) for t in targets):
                 continue
-            if any(scope.is_global(n) for n in names):
-                continue
+            if any(scope.is_global(n) or scope.name(n) in scope.cells for n in names):
+                continue  # a global or a cell: other code may read it
             if not any(live_after(b, i, n) for n in names):
                 dead.update(id(n) for n in ast.walk(value))
     return dead

@@ -56,7 +56,8 @@ class Subject:
         if self.baseline is None:
             raise ValueError("the wrapped text has no function %r" % target.code.co_name)
         classes = [name for kind, name in target.scopes if kind == "class"]
-        self.scope = Scope.of(target.code, classes[-1] if classes else None)
+        # the names of the text (temporaries included), as compiled: the baseline's
+        self.scope = Scope.of(self.baseline, classes[-1] if classes else None)
 
     def function(self, tree):
         """The ``def`` node of the target inside ``tree``."""

@@ -128,6 +128,10 @@ def test_swap_args_exchanges_positional_and_keyword_arguments():
     ("swap-args", "def f(a):\n    return g(a, a)\n"),
     ("move", "def f():\n    try:\n        g()\n        h()\n    except E:\n        raise\n"),
     ("duplicate", "def f():\n    assert False, g()\n"),  # the copy is not reached
+    ("swap", "def f(a, b):\n    if a and b:\n        raise E()\n    if not a and not b:\n"
+     "        raise F()\n"),  # guard clauses: code runs only when they leave
+    ("constant", "def f(r):\n    e = None\n    def h(x):\n        e = x\n        return e\n"
+     "    return h\n"),  # h's e is its own local
     ("swap", "def f(c):\n    if 0 and c:\n        g()\n        h()\n"),  # never runs
     ("duplicate", "def f():\n    s = None\n    if s is None:\n        return\n    else:\n"
      "        g()\n"),  # may never run
@@ -153,6 +157,15 @@ def test_an_operand_after_a_deciding_literal_is_not_counted():
     _, found = _sites("def f(c):\n    return g(('a' or 'b') if c else 'c')\n", "constant")
     assert sorted((s.nodes[0].value, s.counted) for s in found) == [
         ("a", True), ("b", False), ("c", True)]
+
+
+def test_a_list_assigned_just_before_is_the_functions_own_there():
+    """``r`` is reassigned later, but where ``r.append`` is read it holds the list made
+    just before: reading the method runs no code, so the swap with ``len(p)`` is not
+    counted (that of ``len(p)`` with the call ``g(r)`` is)."""
+    _, found = _sites("def f(p):\n    r = []\n    add = r.append\n    n = len(p)\n"
+                      "    r = g(r)\n    return r, n, add\n", "swap")
+    assert [s.counted for s in found] == [False, False, True, True]
 
 
 def test_moving_after_an_if_whose_other_branch_leaves_is_not_counted():
@@ -216,3 +229,19 @@ def test_the_checker_refuses_every_counted_mutant(source):
     assert checked, outcomes
     accepted = [o for o in checked if o.status == "accepted"]
     assert not accepted, accepted
+
+
+def test_the_names_of_the_text_are_its_own_temporaries_included():
+    """A temporary of the decompiled text is a local (mangled in a class), not a global:
+    swapping its pure store with a call is not counted."""
+    module = compile("class C:\n    def f(self, items):\n        w = self.a\n"
+                     "        it = iter(items)\n        return w, it\n", "<test>", "exec")
+    cls = next(c for c in module.co_consts if hasattr(c, "co_code"))
+    code = next(c for c in cls.co_consts if hasattr(c, "co_code"))
+    text = ("def f(self, items):\n    __temp_1 = self.a\n    w = __temp_1\n"
+            "    it = iter(items)\n    return w, it\n")
+    subject = Subject(Target("test", "C.f", code, (("class", "C"),), frozenset()), text)
+    assert not subject.scope.is_global("__temp_1")
+    fn = subject.function(subject.tree)
+    swaps = [s for s in sites(fn, subject.scope) if s.kind == "swap"]
+    assert [s.counted for s in swaps] == [False, False, True]
