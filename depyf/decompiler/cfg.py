@@ -190,8 +190,7 @@ class CFG:
         that the branches meet again. Identical exit blocks become one, and so do the
         identical blocks that run straight into them (the rest of a copied exit block)."""
         alias = {}
-        owner = None
-        facts = {}  # (dominators and handler owners, for _clause_end_key)
+        facts = {}  # computed once, when needed: handler owners, dominators
         changed = True
         while changed:
             changed = False
@@ -204,29 +203,23 @@ class CFG:
                     key = self._clause_end_key(blk, alias, facts)
                     if key is None:
                         continue
-                    if key in seen:
-                        alias[bid] = seen[key]
-                        changed = True
-                    else:
-                        seen[key] = bid
-                    continue
-                if blk.last.opname in ("RETURN_VALUE", "RERAISE") or _is_bare_raise(blk.last):
-                    after = None
-                elif self.merge_tails and blk.last.opname not in NO_FALLTHROUGH and \
-                        blk.last.target is None and blk.end in self.blocks:
-                    after = alias.get(blk.end, blk.end)
                 else:
-                    continue
-                prev = self.instrs[bid - 1] if bid > 0 else None
-                key = (_exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None, after)
-                if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
-                    # a re-raise is only ever copied within the handler it ends: re-raises of
-                    # different handlers (or of a finally body's two copies) stay apart
-                    if owner is None:
-                        owner = self._handler_owners()
-                    key += (owner.get(bid),)
-                if after is not None and after == bid:
-                    continue
+                    if blk.last.opname in ("RETURN_VALUE", "RERAISE") or _is_bare_raise(blk.last):
+                        after = None
+                    elif self.merge_tails and blk.last.opname not in NO_FALLTHROUGH and \
+                            blk.last.target is None and blk.end in self.blocks:
+                        after = alias.get(blk.end, blk.end)
+                    else:
+                        continue
+                    if after is not None and after == bid:
+                        continue
+                    prev = self.instrs[bid - 1] if bid > 0 else None
+                    key = (_exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None,
+                           after)
+                    if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
+                        # a re-raise is only ever copied within the handler it ends: re-raises
+                        # of different handlers (or of a finally body's two copies) stay apart
+                        key += (self._facts(facts)["owner"].get(bid),)
                 if key in seen:
                     alias[bid] = seen[key]
                     changed = True
@@ -241,15 +234,21 @@ class CFG:
         clauses of two go on alike by chance), and not a `continue` in the clause (a
         jump back to a head that dominates it: kept apart from the clause's end). Up to
         3.9 the dead pair after a `continue` in a clause tells it apart: those stay."""
-        if not facts:
-            facts["owner"] = self._handler_owners()
-            facts["dom"], facts["index"] = self.dominators()
+        facts = self._facts(facts, dominators=True)
         dom, index = facts["dom"], facts["index"]
         to = alias.get(blk.last.target, blk.last.target)
         if to in index and dom[blk.id] >> index[to] & 1:
             return None
         return ("POP_EXCEPT", blk.handler.target if blk.handler else None, to,
                 facts["owner"].get(blk.id))
+
+    def _facts(self, facts, dominators=False):
+        """``facts`` with the handler owners (and the dominators) filled in once."""
+        if "owner" not in facts:
+            facts["owner"] = self._handler_owners()
+        if dominators and "dom" not in facts:
+            facts["dom"], facts["index"] = self.dominators()
+        return facts
 
     def _handler_owners(self):
         """For each block, the nearest handler entry that dominates it (None outside

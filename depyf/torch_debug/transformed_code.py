@@ -321,7 +321,8 @@ class TransformedCodeHook:
         reasons = ["not folded"]
         if folded != source:
             try:
-                text, candidate, reasons = self._check(record, code, new_code, folded, name_map, bindings)
+                text, candidate, reasons = self._check(record, code, new_code, folded, name_map, bindings,
+                                                       fixed)
             except Exception as exc:  # a bug in the folding must not cost the decompiled code
                 reasons = ["%s: %s" % (type(exc).__name__, exc)]
             if reasons:
@@ -330,7 +331,8 @@ class TransformedCodeHook:
                 record.source = folded
                 record.source_folded = True
         if reasons:
-            text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings)
+            text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings,
+                                                   fixed)
         needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())
         if not reasons and needs_globals and frame_globals is None:
             reasons.append("the frame's globals could not be found to bind %s" % sorted(bindings))
@@ -350,7 +352,7 @@ class TransformedCodeHook:
         record.used = True
         return candidate
 
-    def _check(self, record, code, new_code, source, name_map, bindings):
+    def _check(self, record, code, new_code, source, name_map, bindings, fixed_globals):
         """Compile ``source`` as the dump file and compare it with Dynamo's code:
         (file text, code object, reasons it may not replace Dynamo's)."""
         text, getter = shape_source(source, record.func_name, code, new_code)
@@ -366,7 +368,7 @@ class TransformedCodeHook:
             name_map=name_map,
             bindings=bindings,
             source=source,
-            fixed_globals=dynamo_globals(code, new_code),
+            fixed_globals=fixed_globals,
         )
         return text, candidate, reasons
 

@@ -314,13 +314,22 @@ def unreachable(fn):
 
 def has_own_break(loop):
     """``loop`` has a ``break`` that leaves it (not one of an inner loop)."""
+    return _has_own(loop, ast.Break)
+
+
+def has_own_continue(loop):
+    """``loop`` has a ``continue`` of its own (not one of an inner loop)."""
+    return _has_own(loop, ast.Continue)
+
+
+def _has_own(loop, kind):
     todo = list(loop.body)
     while todo:
         n = todo.pop()
-        if isinstance(n, ast.Break):
+        if isinstance(n, kind):
             return True
         if isinstance(n, LOOPS):
-            todo.extend(n.orelse)
+            todo.extend(n.orelse)  # (an inner loop's else clause belongs to this loop)
         elif not isinstance(n, NESTED):
             todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt)
                         or isinstance(c, (ast.ExceptHandler,) + _match_case()))
@@ -329,20 +338,6 @@ def has_own_break(loop):
 
 def _match_case():
     return (ast.match_case,) if hasattr(ast, "match_case") else ()
-
-
-def has_own_continue(loop):
-    todo = list(loop.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Continue):
-            return True
-        if isinstance(n, LOOPS):
-            todo.extend(n.orelse)
-        elif not isinstance(n, NESTED):
-            todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt)
-                        or isinstance(c, (ast.ExceptHandler,) + _match_case()))
-    return False
 
 
 def is_const_test(test, scope=None):

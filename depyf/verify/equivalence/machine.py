@@ -23,6 +23,21 @@ RAISES = (("raise", ""),)
 _STEP_LIMIT = 20000
 
 
+def opcode_table():
+    """``(TABLE, op)`` for one ``ops_*`` module: ``@op("NAME", ...)`` registers a handler
+    ``(machine, frame, instruction, index) -> Event | None`` in ``TABLE`` under each name
+    (the package merges the modules' tables into one)."""
+    table = {}
+
+    def op(*names):
+        def register(fn):
+            for name in names:
+                table[name] = fn
+            return fn
+        return register
+    return table, op
+
+
 class ModelLimit(Exception):
     """The code does something the checker cannot reason about; nothing is proven."""
 

@@ -9,18 +9,10 @@ that ``END_FINALLY`` jumps back to; ``BEGIN_FINALLY`` pushes the NULL that means
 exception".
 """
 from .frame import Block
-from .machine import OK0, OKB, Event, ModelLimit, pop_apply, unwind_except_handler
+from .machine import Event, ModelLimit, OK0, OKB, opcode_table, pop_apply, unwind_except_handler
 from .terms import NONE, NULL
 
-TABLE = {}
-
-
-def op(*names):
-    def register(fn):
-        for name in names:
-            TABLE[name] = fn
-        return fn
-    return register
+TABLE, op = opcode_table()
 
 
 @op("SETUP_FINALLY")

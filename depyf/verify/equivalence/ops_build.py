@@ -6,18 +6,10 @@ stack (Dynamo does this) and changed in place is one object on both sides. Their
 stay known as long as no user code runs on them: appending to a list the code built is
 not an event; adding a key whose hash may run user code is.
 """
-from .machine import OK, OK0, Event, ModelLimit, pop_apply
+from .machine import Event, ModelLimit, OK, OK0, opcode_table, pop_apply
 from .terms import NONE
 
-TABLE = {}
-
-
-def op(*names):
-    def register(fn):
-        for name in names:
-            TABLE[name] = fn
-        return fn
-    return register
+TABLE, op = opcode_table()
 
 
 _SAFE_TYPES = frozenset(["int", "str", "bytes", "bool", "NoneType", "float", "complex",

@@ -6,19 +6,11 @@ whatever opcode spelled it: ``f(a, b)`` by CALL, by CALL_FUNCTION_EX with a buil
 (CPython's form for more than 30 arguments) or by ``f(*(a, b))`` is the same event. A
 method call ``o.m(x)`` is the attribute read ``o.m`` then a call of its result.
 """
-from .machine import OK, OK0, OKB, Event, ModelLimit, pop_apply
+from .machine import Event, ModelLimit, OK, OK0, OKB, opcode_table, pop_apply
 from .ops_build import extended, known_items
 from .terms import NONE, NULL, identity_test, negate
 
-TABLE = {}
-
-
-def op(*names):
-    def register(fn):
-        for name in names:
-            TABLE[name] = fn
-        return fn
-    return register
+TABLE, op = opcode_table()
 
 
 # Attribute reads that run no user code: methods of the lists, dicts and sets the code

@@ -1,18 +1,10 @@
 """Opcodes that move and build values: the stack, local variables, cells, globals and
 names, constants, tuples/lists/sets/dicts and their in-place updates, unpacking."""
 from ...decompiler import versions as V
-from .machine import OK, OK0, RAISES, Event, ModelLimit, pop_apply
+from .machine import Event, ModelLimit, OK, OK0, RAISES, opcode_table, pop_apply
 from .terms import NULL, UNBOUND
 
-TABLE = {}
-
-
-def op(*names):
-    def register(fn):
-        for name in names:
-            TABLE[name] = fn
-        return fn
-    return register
+TABLE, op = opcode_table()
 
 
 # -- the stack -----------------------------------------------------------------------

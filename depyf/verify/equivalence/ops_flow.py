@@ -7,18 +7,10 @@ A branch on a value whose truth needs user code is a ``("truth",)`` event; its r
 branch on a bool no decision covers yet forks (``machine.Fork``), so both sides follow
 the same decision for the same test.
 """
-from .machine import OK, OK0, OKB, RAISES, Event, ModelLimit, pop_apply
+from .machine import Event, ModelLimit, OK, OK0, OKB, RAISES, opcode_table, pop_apply
 from .terms import LASTI, NONE, identity_test
 
-TABLE = {}
-
-
-def op(*names):
-    def register(fn):
-        for name in names:
-            TABLE[name] = fn
-        return fn
-    return register
+TABLE, op = opcode_table()
 
 
 @op("JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",

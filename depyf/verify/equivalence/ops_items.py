@@ -1,18 +1,10 @@
 """Opcodes on items and text: subscripts and slices, formatting, and the checks of
 ``match`` statements."""
-from .machine import OK, OK0, OKB, Event, pop_apply
+from .machine import Event, OK, OK0, OKB, opcode_table, pop_apply
 from .ops_build import known_items
 from .terms import NONE
 
-TABLE = {}
-
-
-def op(*names):
-    def register(fn):
-        for name in names:
-            TABLE[name] = fn
-        return fn
-    return register
+TABLE, op = opcode_table()
 
 
 def _index(key):
