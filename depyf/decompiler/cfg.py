@@ -4,6 +4,7 @@ Blocks are split at jump targets, after jumps/returns/raises, and wherever the c
 exception handler changes, so every block has exactly one handler (or none).
 """
 from . import versions as V
+from .dominance import PostDominators
 from .instructions import COND_JUMPS
 
 NO_FALLTHROUGH = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "END_FINALLY_RERAISE"}
@@ -61,6 +62,7 @@ class CFG:
         self.instrs = instrs
         self.merge_tails = merge_tails
         self.entries = entries
+        self._postdominators = {}  # (sinks, id(limit), ignore_terminal) -> (limit, tree)
         n = len(instrs)
         handler_at = [None] * n
         for e in entries:
@@ -365,6 +367,28 @@ class CFG:
         through ``sinks`` — break/continue targets or the enclosing construct's end).
         Blocks outside ``limit`` (a set) count as sinks too.
         """
+        inside = [s for s in sources if s not in sinks and (limit is None or s in limit)]
+        if len(inside) < len(sources) or not inside:
+            return None  # a source already leaves: nothing postdominates it
+        key = (frozenset(sinks), id(limit), ignore_terminal)
+        cached = self._postdominators.get(key)
+        if cached is None:
+            # the limit set is kept alive with the tree, so its id is not reused
+            tree = PostDominators(lambda b: self.blocks[b].succs, inside, sinks, limit,
+                                  ignore_terminal)
+            self._postdominators[key] = (limit, tree)
+        else:
+            tree = cached[1]
+            if not all(tree.covers(s) for s in inside):
+                tree.extend(inside)
+        if any(tree.reaches_exit(s) for s in inside):
+            return tree.nearest_common(inside)
+        return self._postdominator_merge_slow(sources, sinks, limit, ignore_terminal)
+
+    def _postdominator_merge_slow(self, sources, sinks, limit, ignore_terminal):
+        """The same question by bit sets over the blocks reachable from ``sources``: only
+        for sources that never reach an exit, where the answer is the block with the most
+        postdominators among all those reached (no tree has it)."""
         nodes = []
         seen = set()
         work = list(sources)
