@@ -13,7 +13,7 @@ import sys
 import types
 
 from .decompiler.api import _Nested, annotated_assignments
-from .decompiler.printer import unparse
+from .decompiler.output.printer import unparse
 from .errors import DecompilationError, UnsupportedPycError
 
 # First magic number of each version's range (Lib/importlib/_bootstrap_external.py).

@@ -1,4 +1,4 @@
-"""depyf.decompiler.patterns: which code is taken for a `match` statement, and that the
+"""depyf.decompiler.structure.patterns: which code is taken for a `match` statement, and that the
 statements rebuilt from it compile to the same bytecode (behaviour is covered by the
 corpus, tests/corpus/py310_match*.py)."""
 import sys
@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 import depyf
-from depyf.decompiler import patterns
-from depyf.decompiler.instructions import normalize as normalize_instructions
+from depyf.decompiler.structure import patterns
+from depyf.decompiler.flow.instructions import normalize as normalize_instructions
 from depyf.verify.normalize import first_difference, normalize
 
 needs_match = pytest.mark.skipif(sys.version_info < (3, 10), reason="match needs Python 3.10")

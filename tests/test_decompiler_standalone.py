@@ -10,7 +10,7 @@ import types
 import pytest
 
 import depyf
-from depyf.decompiler.prove import Place, prove, recompile
+from depyf.decompiler.output.prove import Place, prove, recompile
 from depyf.decompiler.standalone import kind
 
 INLINED = sys.version_info >= (3, 12)  # list/set/dict comprehensions have no code object

@@ -5,7 +5,7 @@ run while the exception is still being handled (``sys.exc_info()``, a new except
 import ast
 
 import depyf
-from depyf.decompiler.prove import prove
+from depyf.decompiler.output.prove import prove
 
 SOURCE = '''
 def f(width, env):

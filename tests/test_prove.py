@@ -1,9 +1,9 @@
 """The decompiler's last stage: recompile the text in the original's scope and prove it
-(``depyf/decompiler/prove.py``); what the old effect-set self-check missed is refused."""
+(``depyf/decompiler/output/prove.py``); what the old effect-set self-check missed is refused."""
 import pytest
 
 import depyf
-from depyf.decompiler.prove import prove, recompile
+from depyf.decompiler.output.prove import prove, recompile
 from depyf.errors import DecompilationError, UnprovenError
 
 

@@ -9,17 +9,17 @@ import inspect
 import types
 
 from ..errors import DecompilationError, UnprovenError
-from . import generics
+from .symbolic import generics
 from . import standalone
-from . import symbolic as S
-from . import versions as V
-from .instructions import normalize
-from .mangling import mangle, unmangle_class_body
-from .printer import unparse
-from .rewrite import finish_body, returned_expression
-from .prove import prove
-from .signature import build_arguments
-from .structure import Emitter
+from .symbolic import executor as S
+from ..bytecode import versions as V
+from .flow.instructions import normalize
+from .rewrite.mangling import mangle, unmangle_class_body
+from .output.printer import unparse
+from .rewrite.rules import finish_body, returned_expression
+from .output.prove import prove
+from .rewrite.signature import build_arguments
+from .structure.emitter import Emitter
 
 CO_GENERATOR = inspect.CO_GENERATOR
 CO_COROUTINE = inspect.CO_COROUTINE
@@ -191,7 +191,7 @@ class _Nested:
         it = args[0]
         iter_expr = it.value if isinstance(it, S._GetIter) else it
         body = self.body_of(code, kind="comprehension")
-        from .comprehensions import comprehension_from_body
+        from .rewrite.comprehensions import comprehension_from_body
         node = comprehension_from_body(code, body, iter_expr)
         if code.co_flags & CO_COROUTINE:
             # an async list/set/dict comprehension (up to 3.11) is a coroutine function:

@@ -20,9 +20,9 @@ import dis
 import inspect
 import types
 
-from . import symbolic as S
-from .printer import unparse
-from .prove import Place
+from .symbolic import executor as S
+from .output.printer import unparse
+from .output.prove import Place
 
 COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 ITERATOR = "iterator"  # the parameter standing for ``.0``

@@ -149,7 +149,7 @@ def _one(subject, site, base_form, timeout, check):
 
 def mutant_text(fn):
     try:
-        from ..decompiler.printer import unparse
+        from ..decompiler.output.printer import unparse
         return unparse(fn)
     except Exception as exc:  # display only
         return "<text not available: %s>" % first_line(exc)

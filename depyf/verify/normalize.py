@@ -48,7 +48,7 @@ import types
 from collections import namedtuple
 
 from ..bytecode import exctable
-from ..decompiler import versions as V
+from ..bytecode import versions as V
 
 Instr = namedtuple("Instr", "opname arg")
 ExceptionEntry = namedtuple("ExceptionEntry", "start end target depth lasti")

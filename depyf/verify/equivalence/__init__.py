@@ -25,7 +25,7 @@ variables. When a code object does something the model does not cover, the verdi
 """
 import inspect
 
-from ...decompiler import versions as V
+from ...bytecode import versions as V
 from . import ops_blocks, ops_build, ops_calls, ops_data, ops_flow, ops_items
 from .codeinfo import CodeInfo
 from .compare import Pairing

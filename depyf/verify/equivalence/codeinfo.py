@@ -5,7 +5,7 @@ import bisect
 import dis
 
 from ...bytecode import exctable
-from ...decompiler import versions as V
+from ...bytecode import versions as V
 
 class Handler:
     """Where an exception raised at an instruction goes (3.11+ exception table)."""

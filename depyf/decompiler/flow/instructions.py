@@ -9,8 +9,8 @@ Jump targets are instruction *indexes* into the normalized list.
 import dis
 from collections import namedtuple
 
-from ..bytecode import exctable
-from . import versions as V
+from ...bytecode import exctable
+from ...bytecode import versions as V
 
 ExcEntry = namedtuple("ExcEntry", "start end target depth lasti")  # indexes, end exclusive
 

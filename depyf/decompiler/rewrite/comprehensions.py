@@ -1,8 +1,8 @@
 """Rebuild list/set/dict comprehensions and generator expressions from their loops."""
 import ast
 
-from ..errors import DecompilationError
-from . import symbolic as S
+from ...errors import DecompilationError
+from ..symbolic import executor as S
 
 
 def _generators(stmts, generators):

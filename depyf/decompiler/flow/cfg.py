@@ -3,7 +3,7 @@
 Blocks are split at jump targets, after jumps/returns/raises, and wherever the covering
 exception handler changes, so every block has exactly one handler (or none).
 """
-from . import versions as V
+from ...bytecode import versions as V
 from .dominance import PostDominators
 from .instructions import COND_JUMPS
 

@@ -9,9 +9,9 @@ implicitly (a final ``return None``, a trailing ``continue``).
 import ast
 import copy as _copy
 
-from ..errors import DecompilationError
-from . import symbolic as S
-from . import versions as V
+from ...errors import DecompilationError
+from ..symbolic import executor as S
+from ...bytecode import versions as V
 
 ESCAPES = (ast.Return, ast.Break, ast.Continue)
 

@@ -10,8 +10,8 @@ import ast
 import copy
 import sys
 
-from ..errors import DecompilationError
-from . import versions as V
+from ...errors import DecompilationError
+from ...bytecode import versions as V
 
 
 # ---- markers ---------------------------------------------------------------------------
@@ -1263,7 +1263,7 @@ class Executor:
         stack.append(YieldFromIter(value, "await"))
 
     def op_GET_ANEXT(self, ins, stack, out):
-        from .structure import ForItem
+        from ..structure.emitter import ForItem
         stack.append(YieldFromIter(ForItem(), "anext"))
 
     def op_ASYNC_GEN_WRAP(self, ins, stack, out):
@@ -1487,4 +1487,4 @@ def negate(expr):
     return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
-from . import generics  # noqa: E402  (its markers build on the ones above)
+from . import generics

@@ -20,8 +20,8 @@ fit exactly is not a match statement (``NotAMatch``) and is left to the ordinary
 """
 import ast
 
-from . import versions as V
-from .symbolic import const, name
+from ...bytecode import versions as V
+from ..symbolic.executor import const, name
 
 LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
          "LOAD_FROM_DICT_OR_GLOBALS")

@@ -18,13 +18,13 @@ exit path, exception-name cleanup) are emitted as pseudo statements and removed 
 """
 import ast
 
-from ..errors import DecompilationError
+from ...errors import DecompilationError
 from . import patterns
-from . import symbolic as S
-from . import versions as V
-from .cfg import CFG
-from .instructions import EXPLICIT_BACK, IMPLICIT_BACK
-from .symbolic import Marker
+from ..symbolic import executor as S
+from ...bytecode import versions as V
+from ..flow.cfg import CFG
+from ..flow.instructions import EXPLICIT_BACK, IMPLICIT_BACK
+from ..symbolic.executor import Marker
 
 COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
         "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
@@ -191,7 +191,7 @@ class Emitter:
             self.handler_kind[e.target] = kind
 
     def _is_311(self):
-        from . import versions
+        from ...bytecode import versions
         return versions.HAS_EXCEPTION_TABLE
 
     def _classify_old(self, target, ops):
@@ -1266,8 +1266,8 @@ class Emitter:
         acc = stack[-1] if stack else None
         if V.INLINED_COMPREHENSIONS and isinstance(acc, (ast.List, ast.Set, ast.Dict)) and \
                 _appends_to(loop.body, acc):
-            from .comprehensions import comprehension_from_body
-            from .rewrite import _fix
+            from ..rewrite.comprehensions import comprehension_from_body
+            from ..rewrite.rules import _fix
             return stack[:-1] + [comprehension_from_body(self.code, _fix([loop]), iter_expr)]
         return None
 
@@ -1748,7 +1748,7 @@ class Emitter:
         clause `<type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE next; STORE name | POP_TOP;
         body` whose end jumps to the next clause; then PREP_RERAISE_STAR re-raises what is
         left (or nothing) and POP_EXCEPT leads to the code after the statement."""
-        from .rewrite import _clause
+        from ..rewrite.rules import _clause
         instrs = self.cfg.instrs
         pos = entry.target + 1
         ops = [i.opname for i in instrs[pos:pos + 3]]
@@ -2107,7 +2107,7 @@ class Emitter:
         if hstack is not None and follow is not None and \
                 not self._leaves_to(entry.target, follow, ctx.sinks() | {follow}, None):
             hstack = None  # every clause returns or raises: the stop was reached as a bound
-        from .rewrite import build_try
+        from ..rewrite.rules import build_try
         node, is_finally = build_try(body, hstmts, self.code.co_name)
         if is_finally:
             # the finally body also runs, copied, on the normal path: continue there

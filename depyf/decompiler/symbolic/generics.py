@@ -19,8 +19,8 @@ symbolically; ``rebuild`` turns what it returns back into the def, class or alia
 """
 import ast
 
-from ..errors import DecompilationError
-from . import symbolic as S
+from ...errors import DecompilationError
+from . import executor as S
 
 HIDDEN_PREFIX = "<generic parameters of "
 
@@ -192,8 +192,8 @@ class TypeParamsExecutor(S.Executor):
 def rebuild(nested, fm, args):
     """Run the hidden function ``fm`` called with ``args`` (its defaults); return the
     FuncMarker, class call or TypeAliasValue it makes, with its type parameters."""
-    from .instructions import normalize
-    from .structure import Emitter
+    from ..flow.instructions import normalize
+    from ..structure.emitter import Emitter
 
     code = fm.code
     if fm.defaults is not None or fm.kwdefaults is not None or fm.annotations is not None:

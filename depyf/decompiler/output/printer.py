@@ -7,8 +7,8 @@ as a DecompilationError instead of printing broken code.
 import ast
 import sys
 
-from ..errors import DecompilationError
-from .symbolic import Marker, PseudoStmt
+from ...errors import DecompilationError
+from ..symbolic.executor import Marker, PseudoStmt
 
 
 class _Check(ast.NodeVisitor):

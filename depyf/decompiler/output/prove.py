@@ -8,7 +8,7 @@ handlers. Anything short of a proof is reported, never returned silently.
 """
 from collections import namedtuple
 
-from ..errors import DecompilationError
+from ...errors import DecompilationError
 
 _CO_NESTED = 0x10
 _CO_OPTIMIZED = 0x1
@@ -101,7 +101,7 @@ def prove(code, source, where, bindings=None, fixed_globals=()):
     standalone text whose counterpart is at the ``Place`` ``where``) against ``code``.
     ``bindings``: names the source uses for constants without a source form;
     ``fixed_globals``: see ``equivalent``."""
-    from ..verify.equivalence import equivalent
+    from ...verify.equivalence import equivalent
     recompiled = recompile(code, source, where)
     return equivalent(code, recompiled, bindings=bindings, fixed_globals=fixed_globals,
                       compare_name=isinstance(where, Place) or where == code.co_name)
