@@ -20,6 +20,8 @@ from .rewrite.rules import finish_body, returned_expression
 from .output.prove import prove
 from .rewrite.signature import build_arguments
 from .structure.emitter import Emitter
+from . import facts
+from .facts import Fact
 
 CO_GENERATOR = inspect.CO_GENERATOR
 CO_COROUTINE = inspect.CO_COROUTINE
@@ -196,7 +198,7 @@ class _Nested:
         if code.co_flags & CO_COROUTINE:
             # an async list/set/dict comprehension (up to 3.11) is a coroutine function:
             # the caller awaits its result, and that await belongs to the comprehension
-            node._awaited_by_caller = True
+            facts.note(node, Fact.AWAITED_BY_CALLER, True)
         return node
 
     def make_class(self, args, keywords):
@@ -232,7 +234,7 @@ class _Nested:
         if hasattr(ast, "TypeVar"):
             node.type_params = []
         call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
-        call._class_def = node
+        facts.note(call, Fact.CLASS_DEF, node)
         return call
 
 

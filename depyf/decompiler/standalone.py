@@ -21,6 +21,8 @@ import inspect
 import types
 
 from .symbolic import executor as S
+from . import facts
+from .facts import Fact
 from .output.printer import unparse
 from .output.prove import Place
 
@@ -99,7 +101,7 @@ def class_form(nested, code):
     is ``class Name[T, ...]:``, its type parameters the other names it reads from outside
     (their bounds and kinds are not in the body); inside a function, where those could be
     the function's variables too, it is left to the proof to refuse."""
-    node = nested.make_class([S.FuncMarker(code), S.const(code.co_name)], [])._class_def
+    node = facts.get(nested.make_class([S.FuncMarker(code), S.const(code.co_name)], []), Fact.CLASS_DEF)
     scopes = _scopes(_qualname(code))
     path = (code.co_name,)
     if _TYPE_PARAMS in code.co_freevars and not any(k == "function" for k, _ in scopes):

@@ -9,6 +9,8 @@ import sys
 
 from ...errors import DecompilationError
 from ..symbolic.executor import Marker, PseudoStmt
+from .. import facts
+from ..facts import Fact
 
 
 class _Check(ast.NodeVisitor):
@@ -29,12 +31,12 @@ if sys.version_info >= (3, 9):
         line: the compiler's jumps differ when a filter is not on its element's line."""
 
         def visit_comprehension(self, node):
-            if not any(getattr(c, "_own_line", False) for c in node.ifs):
+            if not any(facts.get(c, Fact.OWN_LINE, False) for c in node.ifs):
                 return super().visit_comprehension(node)
             super().visit_comprehension(ast.comprehension(
                 target=node.target, iter=node.iter, ifs=[], is_async=node.is_async))
             for test in node.ifs:
-                self.write("\n if " if getattr(test, "_own_line", False) else " if ")
+                self.write("\n if " if facts.get(test, Fact.OWN_LINE, False) else " if ")
                 self.set_precedence(ast._Precedence.TEST.next(), test)
                 self.traverse(test)
 

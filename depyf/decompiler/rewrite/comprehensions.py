@@ -3,6 +3,8 @@ import ast
 
 from ...errors import DecompilationError
 from ..symbolic import executor as S
+from .. import facts
+from ..facts import Fact
 
 
 def _generators(stmts, generators):
@@ -44,8 +46,8 @@ def _generators(stmts, generators):
 def _own_line(test, stmt):
     """The filter ``test`` of the if statement ``stmt``, marked to print on a line of its
     own when its jump shows it stood on one (see ``Emitter._skips_through_jump``)."""
-    if getattr(stmt, "_test_own_line", False):
-        test._own_line = True
+    if facts.get(stmt, Fact.TEST_OWN_LINE, False):
+        facts.note(test, Fact.OWN_LINE, True)
     return test
 
 

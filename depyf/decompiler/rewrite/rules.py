@@ -12,6 +12,8 @@ import copy as _copy
 from ...errors import DecompilationError
 from ..symbolic import executor as S
 from ...bytecode import versions as V
+from .. import facts
+from ..facts import Fact
 
 ESCAPES = (ast.Return, ast.Break, ast.Continue)
 
@@ -65,7 +67,7 @@ def _drop_tail_reraises(stmts):
     """The compiler's re-raise where a path reaches the end of a finally body (an arm
     beside one that returns, an except clause of a with statement at the end) is the
     finally's own re-raise: the source just ends there."""
-    return _drop_tail(stmts, lambda s: isinstance(s, ast.Raise) and getattr(s, "_implicit", False))
+    return _drop_tail(stmts, lambda s: isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False))
 
 
 def _drop_tail(stmts, drop):
@@ -208,7 +210,7 @@ def strip_copies(stmts, copy):
     i = 0
     while i < len(stmts):
         s = stmts[i]
-        if getattr(s, "_under_pending_value", False) and i + 1 >= n and \
+        if facts.get(s, Fact.UNDER_PENDING_VALUE, False) and i + 1 >= n and \
                 _strip_branching_copy(stmts, i - n + 1, copy):
             i -= n - 1
             continue
@@ -305,7 +307,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
         # up to 3.9 an arm only ends in it when the structure took in the function's
         # last instruction
         stmts = _drop_tail(stmts, _is_return_none if V.EXIT_BLOCKS_COPIED else
-                           lambda s: _is_return_none(s) and getattr(s, "_at_end", False))
+                           lambda s: _is_return_none(s) and facts.get(s, Fact.AT_END, False))
     return stmts or [ast.Pass()]
 
 
@@ -313,7 +315,7 @@ def _refuse_pending_branches(stmts):
     """A branch run while a value waited on the stack is only valid source as part of a
     finally body's copy, which is gone by now: elsewhere it would reorder evaluation."""
     for s in stmts:
-        if getattr(s, "_under_pending_value", False):
+        if facts.get(s, Fact.UNDER_PENDING_VALUE, False):
             raise DecompilationError("a branch while a value waits on the stack")
         _recurse(s, lambda body: (_refuse_pending_branches(body), body)[1])
 
@@ -392,18 +394,18 @@ def _fix(stmts):
             if not s.body:
                 s.body = [ast.Pass()]
         if isinstance(s, (ast.With, ast.AsyncWith)):
-            _strip_with_exits(s.body, s._exit if hasattr(s, "_exit") else None)
+            _strip_with_exits(s.body, facts.get(s, Fact.WITH_EXIT))
             after = stmts[i + 1] if i + 1 < len(stmts) else None
             if isinstance(after, ast.Return) and after.value is not None and \
-                    after.value is getattr(s, "_returns", None):
+                    after.value is facts.get(s, Fact.WITH_RETURNS, None):
                 # `with cm: return f()` returned by an enclosing try: the value was
                 # computed inside the with, so the return goes there
                 s.body = [b for b in s.body if not isinstance(b, ast.Pass)] + [after]
                 stmts = stmts[:i + 1] + stmts[i + 2:]
-            if len(s.body) == 1 and isinstance(s.body[0], type(s)) and not getattr(s, "_no_merge", False):
+            if len(s.body) == 1 and isinstance(s.body[0], type(s)):
                 s.items = s.items + s.body[0].items
                 s.body = s.body[0].body
-        kept = getattr(s, "_else_kept", None)
+        kept = facts.get(s, Fact.ELSE_KEPT, None)
         if isinstance(s, ast.If) and s.orelse and s.body and not kept and (
                 kept is False or isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or
                 _is_assert_false(s.body[-1])) and not _falls_off_end(s):
@@ -425,7 +427,7 @@ def _fix(stmts):
             inner = s.body[0]
             merged = type(inner)(body=inner.body, handlers=inner.handlers, orelse=inner.orelse,
                              finalbody=s.finalbody)
-            merged._finally_copy = getattr(s, "_finally_copy", False)
+            facts.note(merged, Fact.FINALLY_COPY, facts.get(s, Fact.FINALLY_COPY, False))
             s = merged
         out.append(s)
         i += 1
@@ -440,7 +442,7 @@ def _drop_finally_copies(out):
     k = 0
     while k < len(out):
         s = out[k]
-        if isinstance(s, _TRY_KINDS) and getattr(s, "_finally_copy", False):
+        if isinstance(s, _TRY_KINDS) and facts.get(s, Fact.FINALLY_COPY, False):
             n = len(s.finalbody)
             copy = out[k + 1:k + 1 + n]
             after = out[k + 1 + n] if k + 1 + n < len(out) else None
@@ -449,7 +451,7 @@ def _drop_finally_copies(out):
                 copy = _drop_tail(_copy.deepcopy(copy), lambda x: dump(x) == dump(after))
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
-                s._finally_copy = False  # (what follows now is the source's own)
+                facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
         k += 1
 
 
@@ -462,12 +464,12 @@ def _join_ifexp_returns(stmts):
             and not stmts[-2].orelse and len(stmts[-2].body) == 1 \
             and isinstance(stmts[-2].body[0], ast.Return):
         a, b = stmts[-2].body[0], stmts[-1]
-        if a.value is None or b.value is None or getattr(a, "_const_stmt", False) or \
-                getattr(b, "_const_stmt", False) or not (getattr(a, "_ifexp_arm", False) or
-                                                         getattr(b, "_ifexp_arm", False)):
+        if a.value is None or b.value is None or facts.get(a, Fact.CONST_STMT, False) or \
+                facts.get(b, Fact.CONST_STMT, False) or not (facts.get(a, Fact.IFEXP_ARM, False) or
+                                                         facts.get(b, Fact.IFEXP_ARM, False)):
             return
         joined = ast.Return(value=ast.IfExp(test=stmts[-2].test, body=a.value, orelse=b.value))
-        joined._ifexp_arm = True
+        facts.note(joined, Fact.IFEXP_ARM, True)
         stmts[-2:] = [joined]
 
 
@@ -476,7 +478,7 @@ def _falls_off_end(s):
     of the implicit `return None` (and B leaves too): an if/else in the source, which
     stays one (both returns go with the function's tail)."""
     last = s.body[-1]
-    return getattr(last, "_implicit", False) and _is_return_none(last) and \
+    return facts.get(last, Fact.IMPLICIT, False) and _is_return_none(last) and \
         bool(s.orelse) and _leaves(s.orelse[-1])
 
 
@@ -498,7 +500,7 @@ def _global_raise_as_assert(s, node):
     """3.8: `if not c: raise AssertionError(msg)` whose jump skips the raise when c is true
     is `assert c, msg`; written as an if, a negated comparison would compile to the
     opposite operator and jump (`not (a is b)` is folded into `a is not b`)."""
-    if not V.ASSERT_LOADS_GLOBAL or not getattr(s, "_jumps_if_true", False) or node.cause is not None:
+    if not V.ASSERT_LOADS_GLOBAL or not facts.get(s, Fact.JUMPS_IF_TRUE, False) or node.cause is not None:
         return None
     exc, msg = node.exc, None
     if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords and \
@@ -520,10 +522,10 @@ def _raise_as_assert(s):
     msg = None
     if s.cause is not None:
         return None
-    if isinstance(exc, ast.Call) and getattr(exc.func, "_assertion", False) and \
+    if isinstance(exc, ast.Call) and facts.get(exc.func, Fact.ASSERTION, False) and \
             len(exc.args) == 1 and not exc.keywords:
         msg = exc.args[0]
-    elif not getattr(exc, "_assertion", False):
+    elif not facts.get(exc, Fact.ASSERTION, False):
         return None
     return ast.Assert(test=S.const(False), msg=msg)
 
@@ -558,7 +560,7 @@ def _while_from_if(s):
     if len(s.body) != 1 or not isinstance(s.body[0], ast.While):
         return None
     loop = s.body[0]
-    inverted = getattr(loop, "_inverted", False)
+    inverted = facts.get(loop, Fact.INVERTED, False)
     if inverted and dump(loop.test) == dump(s.test) and same_stmts(s.orelse, loop.orelse):
         return loop
     if s.orelse:
@@ -609,7 +611,7 @@ def _compound_while(s):
     test = s.test
     if isinstance(loop.test, ast.Constant) and loop.test.value is True:
         head = test
-    elif getattr(loop, "_inverted", False):
+    elif facts.get(loop, Fact.INVERTED, False):
         head = _and_head(test, loop.test)
         if head is None:
             return None
@@ -618,7 +620,7 @@ def _compound_while(s):
     if dump(stop) != dump(S.negate(head)):
         return None
     node = ast.While(test=test, body=loop.body[:-1], orelse=[])
-    node._inverted = True
+    facts.note(node, Fact.INVERTED, True)
     return node
 
 
@@ -634,23 +636,23 @@ def _drop_loop_end_finally_copy(body):
     path goes back to the loop head, so each of its paths ends in a `continue` (which
     the end of the body means anyway): drop the copy."""
     k = next((k for k in range(len(body) - 1, -1, -1) if isinstance(body[k], _TRY_KINDS)), None)
-    if k is None or not getattr(body[k], "_finally_copy", False):
+    if k is None or not facts.get(body[k], Fact.FINALLY_COPY, False):
         return
     final = body[k].finalbody
     copy = body[k + 1:]
-    implicit = lambda x: isinstance(x, ast.Continue) and not getattr(x, "_explicit", False)
+    implicit = lambda x: isinstance(x, ast.Continue) and not facts.get(x, Fact.EXPLICIT, False)
     if copy and _all_paths_end(copy, implicit) and \
             same_stmts(_drop_tail(_copy.deepcopy(copy), implicit), final):
         del body[k + 1:]
-        body[k]._finally_copy = False  # (dropped: nothing after it is a copy any more)
+        facts.note(body[k], Fact.FINALLY_COPY, False)  # (dropped: nothing after it is a copy any more)
 
 
 def _drop_trailing_continue(body):
-    while body and isinstance(body[-1], ast.Continue) and not getattr(body[-1], "_explicit", False):
+    while body and isinstance(body[-1], ast.Continue) and not facts.get(body[-1], Fact.EXPLICIT, False):
         body.pop()
     if body and isinstance(body[-1], ast.If):
         last = body[-1]
-        if not getattr(last, "_else_kept", False):
+        if not facts.get(last, Fact.ELSE_KEPT, False):
             # (`if c: continue` `else: X` keeps its continue: up to 3.9 the dead jump over
             # the else shows it was written, see Emitter._dead_else_jump)
             _drop_trailing_continue(last.body)
@@ -676,7 +678,7 @@ def _drop_trailing_continue(body):
             last.body = [ast.Pass()]
     if body and isinstance(body[-1], (ast.With, ast.AsyncWith)):
         last = body[-1]
-        _strip_with_exits(last.body, getattr(last, "_exit", None))
+        _strip_with_exits(last.body, facts.get(last, Fact.WITH_EXIT, None))
         _drop_trailing_continue(last.body)
         if not last.body:
             last.body = [ast.Pass()]

@@ -25,6 +25,8 @@ from ...bytecode import versions as V
 from ..flow.cfg import CFG
 from ..flow.instructions import EXPLICIT_BACK, IMPLICIT_BACK
 from ..symbolic.executor import Marker
+from .. import facts
+from ..facts import Fact
 
 COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
         "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
@@ -285,7 +287,7 @@ class Emitter:
                 if bid in ctx.loop.continue_targets:
                     node = ast.Continue()
                     if self._continue_in_clause(came_by):
-                        node._explicit = True
+                        facts.note(node, Fact.EXPLICIT, True)
                     out.append(node)
                     return out, None
                 if bid == ctx.loop.follow:
@@ -382,7 +384,7 @@ class Emitter:
                 ret = self._return(last, stack.pop())
                 # the function's own last instruction: its implicit `return None`, when
                 # a path that falls off the end brings it into a statement
-                ret._at_end = last.index == len(self.cfg.instrs) - 1
+                facts.note(ret, Fact.AT_END, last.index == len(self.cfg.instrs) - 1)
                 out.append(ret)
                 return out, None
             if op == "RAISE_VARARGS":
@@ -443,14 +445,15 @@ class Emitter:
             # (and no line of a statement that ran into it: not after a jump, nor after
             # the clean-up of an `except ... as e` that an explicit `return` runs first)
             prev = self.cfg.instrs[ins.index - 2]
-            node._implicit = (load.line is None or load.line == prev.line) and \
-                prev.target is None and prev.opname not in _NOT_BEFORE_IMPLICIT_RETURN
+            facts.note(node, Fact.IMPLICIT, (load.line is None or load.line == prev.line) and
+                       prev.target is None and prev.opname not in _NOT_BEFORE_IMPLICIT_RETURN)
         if V.RETURN_CONST_FUSED:
-            node._const_stmt = ins.extra == "const"
+            facts.note(node, Fact.CONST_STMT, ins.extra == "const")
             prev = self.cfg.instrs[ins.index - 1] if ins.index > 0 else None
-            node._ifexp_arm = not node._const_stmt and prev is not None and \
-                prev.opname == "LOAD_CONST" and \
-                self.cfg.block_at[prev.index] == self.cfg.block_at[ins.index]
+            facts.note(node, Fact.IFEXP_ARM,
+                       not facts.get(node, Fact.CONST_STMT) and prev is not None and
+                       prev.opname == "LOAD_CONST" and
+                       self.cfg.block_at[prev.index] == self.cfg.block_at[ins.index])
         return node
 
     def _raise(self, argc, stack):
@@ -516,7 +519,7 @@ class Emitter:
                 # runs its statements while x waits on the stack
                 stmts, nxt, st = self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded)
                 for node in stmts:
-                    node._under_pending_value = True
+                    facts.note(node, Fact.UNDER_PENDING_VALUE, True)
                 return stmts, nxt, st
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
@@ -614,14 +617,14 @@ class Emitter:
             break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
-            node._test_own_line = True
-        node._jumps_if_true = cond is not test  # the body is what a true test jumps over
+            facts.note(node, Fact.TEST_OWN_LINE, True)
+        facts.note(node, Fact.JUMPS_IF_TRUE, cond is not test)  # the body is what a true test jumps over
         if V.KEEPS_DEAD_JUMPS and else_stmts:
             # a body that never goes on: `else:` was written exactly when its jump is left
             if dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx):
-                node._else_kept = True
+                facts.note(node, Fact.ELSE_KEPT, True)
             elif then_stack is None:
-                node._else_kept = else_stack is None and self._label_after_return(else_first, ctx)
+                facts.note(node, Fact.ELSE_KEPT, else_stack is None and self._label_after_return(else_first, ctx))
         if merge is None and ctx.region_exit is not None and \
                 then_stack is not None and else_stack is not None and \
                 len(then_stack) == len(else_stack) > len(stack) and \
@@ -1340,7 +1343,7 @@ class Emitter:
             if follow != exit_:
                 orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
             node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
-            node._inverted = True
+            facts.note(node, Fact.INVERTED, True)
             return [node], follow, stack
         # classic `while c:` (condition at the head) or `while True:`
         follow = self._loop_follow(body, [], ctx)
@@ -1570,7 +1573,7 @@ class Emitter:
         item = ast.withitem(context_expr=exit_marker.manager, optional_vars=target)
         node = (ast.AsyncWith if exit_marker.is_async else ast.With)(
             items=[item], body=body or [ast.Pass()], type_comment=None)
-        node._exit = exit_marker
+        facts.note(node, Fact.WITH_EXIT, exit_marker)
         if body_stack is None:
             # the body never falls out, but a suppressing __exit__ resumes after the with
             cont = self._with_suppressed_exit(entry)
@@ -1582,7 +1585,7 @@ class Emitter:
         if body_stack and not any(v is body_stack[-1] for v in stack):
             # a value kept on the stack while the exit runs can only be a return value:
             # the enclosing construct may return it after more exits of its own
-            node._returns = body_stack[-1]
+            facts.note(node, Fact.WITH_RETURNS, body_stack[-1])
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
         if body_stack and tail_stmts and isinstance(tail_stmts[0], ast.Return) and \
                 tail_stmts[0].value is body_stack[-1] and not any(v is body_stack[-1] for v in stack):
@@ -2113,7 +2116,7 @@ class Emitter:
             # the finally body also runs, copied, on the normal path: continue there
             if body_stack is None:
                 return [node], None, None
-            node._finally_copy = True
+            facts.note(node, Fact.FINALLY_COPY, True)
             return [node], exit_block, body_stack
         orelse = []
         st = hstack if hstack is not None else body_stack
@@ -2146,7 +2149,7 @@ def _reraise():
     """The compiler's own re-raise (RERAISE, 3.8's END_FINALLY): a written `raise` is
     RAISE_VARARGS 0. Marked so that the end of a finally body can tell them apart."""
     node = ast.Raise(exc=None, cause=None)
-    node._implicit = True
+    facts.note(node, Fact.IMPLICIT, True)
     return node
 
 
@@ -2223,7 +2226,7 @@ def _same_entry(a, b):
 
 def _pending(stack):
     return (bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
-            and not getattr(stack[-1], "_temp", False))
+            and not facts.get(stack[-1], Fact.TEMP, False))
 
 
 def _same_code(a, b):
@@ -2308,7 +2311,7 @@ def _replace_child(node, old, new):
             value = new
         fields[name] = value
     copy = type(node)(**fields)
-    for attr in getattr(node, "_attributes", ()):
+    for attr in type(node)._attributes:  # positions (lineno, ...); not the facts
         if hasattr(node, attr):
             setattr(copy, attr, getattr(node, attr))
     return copy
@@ -2343,7 +2346,7 @@ def _chain_or_and(left, right):
 def _boolop(op, a, b):
     values = []
     for v in (a, b):
-        if isinstance(v, ast.BoolOp) and isinstance(v.op, op) and not getattr(v, "_paren", False):
+        if isinstance(v, ast.BoolOp) and isinstance(v.op, op):
             values.extend(v.values)
         else:
             values.append(v)

@@ -12,6 +12,8 @@ import sys
 
 from ...errors import DecompilationError
 from ...bytecode import versions as V
+from .. import facts
+from ..facts import Fact
 
 
 # ---- markers ---------------------------------------------------------------------------
@@ -308,7 +310,7 @@ class Executor:
         if _is_literal(value):
             if isinstance(value, tuple):
                 node = ast.Tuple(elts=[self.const_expr(v) for v in value], ctx=ast.Load())
-                node._const = value  # set after: 3.13 deprecates unknown constructor keywords
+                facts.note(node, Fact.CONST, value)  # set after: 3.13 deprecates unknown constructor keywords
                 return node
             if isinstance(value, frozenset):
                 if not value:
@@ -316,7 +318,7 @@ class Executor:
                 # `x in {1, 2}` and `{1, 2}` as a whole (3.9+: BUILD_SET + SET_UPDATE of
                 # the constant) fold a set display into a frozenset constant
                 node = ast.Set(elts=[self.const_expr(v) for v in sorted(value, key=repr)])
-                node._const = value
+                facts.note(node, Fact.CONST, value)
                 return node
             if isinstance(value, float) and value < 0 or isinstance(value, int) and not isinstance(value, bool) and value < 0:
                 return ast.UnaryOp(op=ast.USub(), operand=const(-value))
@@ -350,7 +352,7 @@ class Executor:
         if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant):
             return True  # a negative literal
         return (isinstance(value, (Marker, ast.Constant, ast.Slice)) or
-                getattr(value, "_temp", False) or not isinstance(value, ast.expr))
+                facts.get(value, Fact.TEMP, False) or not isinstance(value, ast.expr))
 
     # how many values on top of the stack an instruction consumes as its own operands
     _OPERANDS = {"POP_TOP": 1, "STORE_FAST": 1, "STORE_NAME": 1, "STORE_GLOBAL": 1,
@@ -380,7 +382,7 @@ class Executor:
             for j in range(i, len(stack)):
                 if stack[j] is value:
                     ref = name(tmp)
-                    ref._temp = True
+                    facts.note(ref, Fact.TEMP, True)
                     stack[j] = ref
         self._base = len(stack)
 
@@ -395,7 +397,7 @@ class Executor:
         if kind is None or len(stack) <= ins.arg:
             return False
         target = stack[-(ins.arg + 1)]
-        return isinstance(target, kind) and not getattr(target, "_temp", False)
+        return isinstance(target, kind) and not facts.get(target, Fact.TEMP, False)
 
     def run(self, instrs, stack, out):
         """Execute ``instrs`` (no control flow among them) on ``stack``, appending stmts."""
@@ -515,7 +517,7 @@ class Executor:
 
     def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
         node = name("AssertionError")
-        node._assertion = True  # only `assert` loads it this way
+        facts.note(node, Fact.ASSERTION, True)  # only `assert` loads it this way
         stack.append(node)
 
     def op_LOAD_BUILD_CLASS(self, ins, stack, out):
@@ -574,21 +576,21 @@ class Executor:
         if isinstance(value, _AttrChain) and isinstance(target, ast.Name):
             out.append(ast.Import(names=[ast.alias(name=value.imp.module, asname=target.id)]))
             return
-        if isinstance(value, ast.Call) and getattr(value, "_class_def", None) is not None and \
-                isinstance(target, ast.Name) and self.nested.mangle(value._class_def.name) == target.id:
-            out.append(value._class_def)
+        if isinstance(value, ast.Call) and facts.get(value, Fact.CLASS_DEF, None) is not None and \
+                isinstance(target, ast.Name) and self.nested.mangle(facts.get(value, Fact.CLASS_DEF).name) == target.id:
+            out.append(facts.get(value, Fact.CLASS_DEF))
             return
-        if isinstance(value, ast.NamedExpr) and getattr(value, "_chain", None) is not None:
+        if isinstance(value, ast.NamedExpr) and facts.get(value, Fact.CHAIN, None) is not None:
             if stack and stack[-1] is value:  # a = b = c = v: one more target
-                value._chain.append(as_store(target))
+                facts.get(value, Fact.CHAIN).append(as_store(target))
                 return
-            out.append(ast.Assign(targets=value._chain + [as_store(target)], value=value.value))
+            out.append(ast.Assign(targets=facts.get(value, Fact.CHAIN) + [as_store(target)], value=value.value))
             return
         if stack and stack[-1] is value and isinstance(target, ast.Name) and \
                 not isinstance(value, Marker):
             # COPY + STORE: a walrus if the copy is used, a chained assignment if stored
             walrus = ast.NamedExpr(target=as_store(target), value=value)
-            walrus._chain = [as_store(target)]
+            facts.note(walrus, Fact.CHAIN, [as_store(target)])
             stack[-1] = walrus
             return
         # chained (a = b = v) and parallel (a, b = x, y) assignments leave the other
@@ -708,7 +710,7 @@ class Executor:
             return
         if isinstance(value, FuncMarker):
             value = self.nested.make_lambda(value)
-        if hasattr(value, "co_code") or self._dups.get(id(value)) is value or getattr(value, "_temp", False) \
+        if hasattr(value, "co_code") or self._dups.get(id(value)) is value or facts.get(value, Fact.TEMP, False) \
                 or isinstance(value, ast.Constant):
             return  # a duplicate dropped after use (chained comparison, and/or value)
         out.append(ast.Expr(value=value))
@@ -877,7 +879,7 @@ class Executor:
         elif ins.arg == 1 and key is not None and isinstance(target, ast.Dict):
             target.keys.append(key)  # a big dict display is built item by item
             target.values.append(value)
-        elif self.temps and getattr(target, "_temp", False):
+        elif self.temps and facts.get(target, Fact.TEMP, False):
             if key is None:
                 self._mutate(target, "append" if ins.opname == "LIST_APPEND" else "add", [value], out)
             else:
@@ -907,7 +909,7 @@ class Executor:
         tmp = "%s%d" % (self.temp_prefix, self._ntemps)
         self._out.append(self.nested.make_def(fm, name=tmp))
         ref = name(tmp)
-        ref._temp = True
+        facts.note(ref, Fact.TEMP, True)
         return ref
 
     def _mutate(self, target, method, args, out):
@@ -915,7 +917,7 @@ class Executor:
 
         A list is extended with `+=` (list's in-place concatenation is `extend`, and unlike
         a method call it is not a call); other containers use their method."""
-        if method in ("extend", "append") and getattr(target, "_temp", False):
+        if method in ("extend", "append") and facts.get(target, Fact.TEMP, False):
             value = args[0] if method == "extend" else ast.List(elts=list(args), ctx=ast.Load())
             out.append(ast.AugAssign(target=name(target.id, ast.Store()), op=ast.Add(), value=value))
             return
@@ -928,7 +930,7 @@ class Executor:
         if not isinstance(target, ast.List):
             self._mutate(target, "extend", [value], out)
             return
-        if isinstance(value, ast.Tuple) and hasattr(value, "_const"):
+        if isinstance(value, ast.Tuple) and facts.has(value, Fact.CONST):
             target.elts.extend(value.elts)
         else:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
@@ -942,7 +944,7 @@ class Executor:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "frozenset" \
                 and not value.keywords and len(value.args) == 1 and isinstance(value.args[0], ast.Set):
             target.elts.extend(value.args[0].elts)
-        elif isinstance(value, ast.Set) and hasattr(value, "_const"):
+        elif isinstance(value, ast.Set) and facts.has(value, Fact.CONST):
             target.elts.extend(value.elts)
         else:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
@@ -1077,11 +1079,11 @@ class Executor:
         # a code object passed as a value (Dynamo's _create_nested_fn) is bound by name
         args = [cell_expr(self.const_expr(a) if hasattr(a, "co_code") else a) for a in args]
         if (len(args) == 1 and not keywords and isinstance(args[0], ast.Call) and
-                getattr(args[0], "_class_def", None) is not None):
-            cd = args[0]._class_def
+                facts.get(args[0], Fact.CLASS_DEF, None) is not None):
+            cd = facts.get(args[0], Fact.CLASS_DEF)
             cd.decorator_list.insert(0, func)
             call = ast.Call(func=func, args=args, keywords=[])
-            call._class_def = cd
+            facts.note(call, Fact.CLASS_DEF, cd)
             stack.append(call)
             return
         call = ast.Call(func=func, args=list(args), keywords=keywords)
@@ -1257,7 +1259,7 @@ class Executor:
 
     def op_GET_AWAITABLE(self, ins, stack, out):
         value = stack.pop()
-        if getattr(value, "_awaited_by_caller", False):
+        if facts.get(value, Fact.AWAITED_BY_CALLER, False):
             stack.append(YieldFromIter(value, "comprehension"))
             return
         stack.append(YieldFromIter(value, "await"))
@@ -1394,7 +1396,7 @@ def _yield_from_expr(it):
         if it.kind == "comprehension":
             # the await that runs an async comprehension is part of it; a further
             # await of its value is a real one
-            it.value._awaited_by_caller = False
+            facts.note(it.value, Fact.AWAITED_BY_CALLER, False)
             return it.value
         if isinstance(it.value, WithExitCall):
             return it.value  # `async with` awaits its exit call
@@ -1444,7 +1446,7 @@ def _code_compare(left, op, right):
     the two instructions (`is` or `is not`, ...) the code used (``_code_op``)."""
     node = _compare(left, op, right)
     if type(op) in _NEGATABLE:
-        node._code_op = type(op)
+        facts.note(node, Fact.CODE_OP, type(op))
     return node
 
 
@@ -1459,7 +1461,7 @@ def _as_in_code(expr):
         if not isinstance(expr.operand, ast.Compare):
             return _as_in_code(expr.operand)
         expr, flip = expr.operand, True
-    code_op = getattr(expr, "_code_op", None)
+    code_op = facts.get(expr, Fact.CODE_OP, None)
     if code_op is None or not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
         return True
     op = type(expr.ops[0])
@@ -1473,8 +1475,8 @@ def negate(expr):
     if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _NEGATABLE:
         node = ast.Compare(left=expr.left, ops=[_NEGATABLE[type(expr.ops[0])]()],
                            comparators=expr.comparators)
-        if hasattr(expr, "_code_op"):
-            node._code_op = expr._code_op
+        if facts.has(expr, Fact.CODE_OP):
+            facts.note(node, Fact.CODE_OP, facts.get(expr, Fact.CODE_OP))
         return node
     if isinstance(expr, ast.BoolOp):
         # `not (a or b)` in a test compiles to the same jumps as `not a and not b`; the

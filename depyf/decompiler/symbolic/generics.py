@@ -21,6 +21,8 @@ import ast
 
 from ...errors import DecompilationError
 from . import executor as S
+from .. import facts
+from ..facts import Fact
 
 HIDDEN_PREFIX = "<generic parameters of "
 
@@ -212,7 +214,7 @@ def rebuild(nested, fm, args):
         return made
     if isinstance(made, TypeAliasValue) and made.type_params and made.name == wanted:
         return made
-    cd = getattr(made, "_class_def", None)
+    cd = facts.get(made, Fact.CLASS_DEF, None)
     if cd is not None and cd.name == wanted and cd.bases and isinstance(cd.bases[-1], GenericBase) \
             and ".type_params" in ex.values:
         cd.bases.pop()
