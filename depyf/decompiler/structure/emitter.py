@@ -32,10 +32,6 @@ COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_I
         "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
 
 
-class ForItem(Marker):
-    """The value FOR_ITER produced; the first store in the body is the loop target."""
-
-
 # what a `return None` of its own may run first, unlike the implicit one after a statement
 _NOT_BEFORE_IMPLICIT_RETURN = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "POP_EXCEPT",
                                "DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "POP_BLOCK",
@@ -1250,7 +1246,7 @@ class Emitter:
             follow = exit_
         loop = Loop(blk.id, follow, body, {blk.id})
         inner = ctx.but(loop=loop, stop=None)
-        body_stmts, _ = self.seq(blk.end, inner, stack + [it, ForItem()])
+        body_stmts, _ = self.seq(blk.end, inner, stack + [it, S.ForItem()])
         target, body_stmts = _take_target(body_stmts)
         orelse = []
         if follow != exit_:
@@ -2355,9 +2351,9 @@ def _boolop(op, a, b):
 
 
 def _take_target(stmts):
-    if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, ForItem):
+    if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, S.ForItem):
         return stmts[0].targets[0], stmts[1:]
-    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ForItem):
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, S.ForItem):
         return ast.Name(id="_", ctx=ast.Store()), stmts[1:]
     raise DecompilationError("for loop without a target")
 

@@ -22,6 +22,10 @@ class Marker:
         return "<%s>" % type(self).__name__
 
 
+class ForItem(Marker):
+    """The value FOR_ITER produced; the first store in the body is the loop target."""
+
+
 class Null(Marker):
     """The NULL slot that method calls and 3.11+ calls keep below the callable."""
 
@@ -1265,7 +1269,6 @@ class Executor:
         stack.append(YieldFromIter(value, "await"))
 
     def op_GET_ANEXT(self, ins, stack, out):
-        from ..structure.emitter import ForItem
         stack.append(YieldFromIter(ForItem(), "anext"))
 
     def op_ASYNC_GEN_WRAP(self, ins, stack, out):
