@@ -26,6 +26,33 @@ class DecompilationError(Exception):
         super().__init__("cannot decompile %s: %s" % (", ".join(where), reason))
 
 
+class UnsupportedInstruction(DecompilationError):
+    """An instruction depyf has no reading for (``opname``, ``offset``): a bytecode feature
+    this version of depyf does not handle. Please report it with the code object."""
+
+
+class UnsupportedShape(DecompilationError):
+    """Every instruction is known, but no way of reading the code as statements fits
+    (``readings``: those tried; ``reason``: why the first one did not fit). Code no
+    compiler writes (hand-made or heavily transformed bytecode) ends here; please report
+    it if the code came from Python source."""
+
+    def __init__(self, reason, *, readings=(), **where):
+        super().__init__(reason, **where)
+        self.readings = tuple(readings)
+
+
+class InternalError(DecompilationError):
+    """A bug in depyf itself (an unexpected exception inside a stage, named in ``cause``).
+    Please report it with the function or code object that triggered it."""
+
+    def __init__(self, reason, *, cause=None, **where):
+        super().__init__(reason + " (a bug in depyf: please report it with this code object)",
+                         **where)
+        self.reason = reason
+        self.cause = cause
+
+
 class UnprovenError(DecompilationError):
     """The decompiled source could not be proven to do what the bytecode does.
 

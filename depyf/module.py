@@ -12,7 +12,8 @@ import marshal
 import sys
 import types
 
-from .decompiler.api import _Nested, annotated_assignments
+from .decompiler.api import _Nested, annotated_assignments, public_error
+from .decompiler.mismatch import Mismatch
 from .decompiler.output.printer import unparse
 from .errors import DecompilationError, UnsupportedPycError
 
@@ -37,7 +38,10 @@ def decompile_module(code, indentation=4):
     if not isinstance(code, types.CodeType):
         raise TypeError("decompile_module expects a code object, got %s" % type(code).__name__)
     nested = _Nested({}, "__temp_")
-    body = nested.body_of(code, kind="module")
+    try:
+        body = nested.body_of(code, kind="module")
+    except Mismatch as err:
+        raise public_error(err, "<module>") from None
     if body and isinstance(body[-1], ast.Return) and (
             body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
         body = body[:-1]

@@ -3,6 +3,7 @@
 import pytest
 
 import depyf
+from depyf.decompiler.mismatch import Mismatch
 from depyf.decompiler.output.prove import prove, recompile
 from depyf.errors import DecompilationError, UnprovenError
 
@@ -61,7 +62,7 @@ def test_super_and_dunder_globals_compile_without_mangling():
 
 
 def test_text_that_does_not_compile_is_an_error():
-    with pytest.raises(DecompilationError, match="does not compile"):
+    with pytest.raises(Mismatch, match="does not compile"):
         prove(_code("def f():\n    pass\n"), "def f(:\n", "f")
 
 

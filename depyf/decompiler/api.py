@@ -8,7 +8,8 @@ import functools
 import inspect
 import types
 
-from ..errors import DecompilationError, UnprovenError
+from ..errors import UnprovenError, UnsupportedInstruction, UnsupportedShape
+from .mismatch import Mismatch
 from .symbolic import generics
 from . import standalone
 from .symbolic import executor as S
@@ -105,11 +106,11 @@ class _Nested:
             try:
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
                 stmts = Emitter(code, instrs, entries, ex, merge_tails=order[0]).function_body()
-            except DecompilationError:
+            except Mismatch:
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
                 stmts = Emitter(code, instrs, entries, ex, merge_tails=order[1]).function_body()
             _refuse_recomputed(stmts, ex, code)
-        except DecompilationError:
+        except Mismatch:
             # code no compiler would write (values kept on the stack across statements,
             # duplicated and mutated in place): try again binding them to temporaries
             ex = S.Executor(code, self, self.bindings, self.temp_prefix, temps=True)
@@ -165,8 +166,8 @@ class _Nested:
         if starred:
             expr = _starred(expr)
         if expr is None or isinstance(expr, S.Marker):
-            raise DecompilationError("lazily evaluated %r is not a single expression" % code.co_name,
-                                     function=code.co_name)
+            raise Mismatch("lazily evaluated %r is not a single expression" % code.co_name,
+                           function=code.co_name)
         return expr
 
     def make_lambda(self, fm):
@@ -174,14 +175,14 @@ class _Nested:
             return fm
         code = fm.code
         if code.co_name != "<lambda>":
-            raise DecompilationError("function %r used as a value" % code.co_name)
+            raise Mismatch("function %r used as a value" % code.co_name)
         body = self.body_of(code, kind="lambda")
         if code.co_flags & CO_GENERATOR and len(body) == 1 and isinstance(body[0], ast.Expr):
             expr = body[0].value
         else:
             expr = _lambda_result(body)
             if expr is None:
-                raise DecompilationError("lambda body is not a single expression", function="<lambda>")
+                raise Mismatch("lambda body is not a single expression", function="<lambda>")
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults), annotations={})
         return ast.Lambda(args=args, body=expr)
@@ -189,7 +190,7 @@ class _Nested:
     def make_comprehension(self, fm, args):
         code = fm.code
         if len(args) != 1:
-            raise DecompilationError("comprehension called with %d arguments" % len(args))
+            raise Mismatch("comprehension called with %d arguments" % len(args))
         it = args[0]
         iter_expr = it.value if isinstance(it, S._GetIter) else it
         body = self.body_of(code, kind="comprehension")
@@ -422,8 +423,8 @@ def _refuse_recomputed(stmts, ex, code):
         for node in ast.walk(stmt):
             if dups.get(id(node)) is node:
                 if id(node) in seen:
-                    raise DecompilationError("a value used twice would be computed twice",
-                                             function=code.co_name)
+                    raise Mismatch("a value used twice would be computed twice",
+                                   function=code.co_name)
                 seen.add(id(node))
 
 
@@ -432,7 +433,7 @@ def _tuple_elts(node):
         return None
     if isinstance(node, ast.Tuple):
         return list(node.elts)
-    raise DecompilationError("unexpected defaults form")
+    raise Mismatch("unexpected defaults form")
 
 
 def _dict_items(node):
@@ -440,7 +441,7 @@ def _dict_items(node):
         return {}
     if isinstance(node, ast.Dict):
         return {k.value: v for k, v in zip(node.keys, node.values)}
-    raise DecompilationError("unexpected keyword defaults form")
+    raise Mismatch("unexpected keyword defaults form")
 
 
 def _annotation_items(node):
@@ -451,13 +452,23 @@ def _annotation_items(node):
     if isinstance(node, ast.Tuple):  # 3.10+: flat (name, value, name, value, ...)
         elts = node.elts
         return {elts[i].value: elts[i + 1] for i in range(0, len(elts), 2)}
-    raise DecompilationError("unexpected annotations form")
+    raise Mismatch("unexpected annotations form")
 
 
 # The ways of reading one code object, in the order they are tried: the default (with its
 # own fallbacks), the copied tails joined in the other order, and every value that stays
 # on the stack bound to a temporary (exact evaluation order, more verbose).
 READINGS = (None, "flipped", "temporaries")
+# what the first reading already tries when one does not fit (``_Nested._statements``)
+READINGS_TRIED = ("copied tails joined one way", "the other way", "values bound to temporaries")
+
+
+def public_error(err, function, readings=READINGS_TRIED):
+    """The ``DecompilationError`` a user sees for an internal ``Mismatch``."""
+    where = dict(function=err.function or function, opname=err.opname, offset=err.offset)
+    if err.unsupported:
+        return UnsupportedInstruction(err.reason, **where)
+    return UnsupportedShape(err.reason, readings=readings, **where)
 
 
 class Decompiler:
@@ -498,7 +509,7 @@ class Decompiler:
             try:
                 text, where, bindings = self._read(given, temp_prefix, reading, indentation)
                 verdict = prove(self.code, text, where, bindings, self.fixed_globals)
-            except DecompilationError as err:
+            except Mismatch as err:
                 if reading is None:
                     raise self._where(err) from None
                 continue  # this reading does not fit the bytecode at all
@@ -526,8 +537,8 @@ class Decompiler:
             node = self.to_ast(given or self.code.co_name, temp_prefix, reading)
             return unparse(node, indentation), node.name, self.bindings
         except RecursionError:
-            raise DecompilationError("nesting too deep to decompile",
-                                     function=self.code.co_name) from None
+            raise Mismatch("nesting too deep to decompile",
+                           function=self.code.co_name) from None
 
     def _standalone(self, given, temp_prefix, reading):
         """The standalone form of a comprehension, generator expression, class body or
@@ -544,16 +555,14 @@ class Decompiler:
         ex = S.Executor(self.code, nested, self.bindings, temp_prefix)
         try:
             return standalone.lambda_form(nested, self.code, *_default_nodes(self.function, ex))
-        except DecompilationError:
+        except Mismatch:
             self.bindings.clear()
             return None
 
     def _where(self, err):
-        """``err`` naming this function, whatever stage noticed."""
-        if err.function is None:
-            return DecompilationError(err.reason, function=self.code.co_name,
-                                      opname=err.opname, offset=err.offset)
-        return err
+        """The public error for a ``Mismatch`` no reading got past, naming this function
+        if the stage that noticed did not."""
+        return public_error(err, self.code.co_name)
 
     def to_ast(self, name=None, temp_prefix="__temp_", reading=None):
         nested = self._nested = _Nested(self.bindings, temp_prefix, reading)

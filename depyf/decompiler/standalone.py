@@ -85,7 +85,7 @@ def comprehension_form(nested, code, name=None):
 
 
 def lambda_form(nested, code, defaults=None, kwdefaults=None):
-    """``_lambda = lambda x: ...``; DecompilationError when the body is not one
+    """``_lambda = lambda x: ...``; Mismatch when the body is not one
     expression (code compiled for a lambda and rewritten, as Dynamo does)."""
     fm = S.FuncMarker(code)
     fm.defaults, fm.kwdefaults = defaults, kwdefaults

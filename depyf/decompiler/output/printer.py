@@ -2,12 +2,12 @@
 
 ``ast.unparse`` does the printing on 3.9+; 3.8 lacks it and uses the ``astunparse``
 backport (a 3.8-only dependency). Internal markers that leak into the tree are reported
-as a DecompilationError instead of printing broken code.
+as a Mismatch instead of printing broken code.
 """
 import ast
 import sys
 
-from ...errors import DecompilationError
+from ..mismatch import Mismatch
 from ..symbolic.executor import Marker, PseudoStmt
 from .. import facts
 from ..facts import Fact
@@ -19,8 +19,8 @@ class _Check(ast.NodeVisitor):
             items = value if isinstance(value, list) else [value]
             for item in items:
                 if isinstance(item, (Marker, PseudoStmt)):
-                    raise DecompilationError("internal value %r left in the output (in %s.%s)"
-                                             % (item, type(node).__name__, field))
+                    raise Mismatch("internal value %r left in the output (in %s.%s)"
+                                   % (item, type(node).__name__, field))
                 if isinstance(item, ast.AST):
                     self.visit(item)
 

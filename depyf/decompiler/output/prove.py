@@ -8,7 +8,7 @@ handlers. Anything short of a proof is reported, never returned silently.
 """
 from collections import namedtuple
 
-from ...errors import DecompilationError
+from ..mismatch import Mismatch
 
 _CO_NESTED = 0x10
 _CO_OPTIMIZED = 0x1
@@ -78,8 +78,8 @@ def recompile(code, source, where):
         module = compile(text, "<depyf-check>", "exec", dont_inherit=True,
                          flags=code.co_flags & _FUTURE_FLAGS)
     except SyntaxError as exc:
-        raise DecompilationError("the decompiled source does not compile (%s)" % exc.msg,
-                                 function=code.co_name) from None
+        raise Mismatch("the decompiled source does not compile (%s)" % exc.msg,
+                       function=code.co_name) from None
     if not isinstance(where, Place):
         recompiled = _find(module, where)
     else:
@@ -90,7 +90,7 @@ def recompile(code, source, where):
                 (recompiled.co_flags & _CO_OPTIMIZED) != (code.co_flags & _CO_OPTIMIZED):
             recompiled = None
     if recompiled is None:
-        raise DecompilationError("the decompiled source has no %s %r" % (
+        raise Mismatch("the decompiled source has no %s %r" % (
             "function" if not isinstance(where, Place) else "code object",
             where if not isinstance(where, Place) else code.co_name), function=code.co_name)
     return recompiled

@@ -1,7 +1,7 @@
 """Rebuild list/set/dict comprehensions and generator expressions from their loops."""
 import ast
 
-from ...errors import DecompilationError
+from ..mismatch import Mismatch
 from ..symbolic import executor as S
 from .. import facts
 from ..facts import Fact
@@ -25,11 +25,11 @@ def _generators(stmts, generators):
                 generators[-1].ifs.append(passes)
             return _generators(stmts[1:], generators)
     if len(stmts) != 1:
-        raise DecompilationError("comprehension body has %d statements" % len(stmts))
+        raise Mismatch("comprehension body has %d statements" % len(stmts))
     s = stmts[0]
     if isinstance(s, (ast.For, ast.AsyncFor)):
         if s.orelse:
-            raise DecompilationError("comprehension loop with else")
+            raise Mismatch("comprehension loop with else")
         generators.append(ast.comprehension(target=s.target, iter=s.iter, ifs=[],
                                             is_async=int(isinstance(s, ast.AsyncFor))))
         return _generators(s.body, generators)
@@ -40,7 +40,7 @@ def _generators(stmts, generators):
         return s
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Yield):
         return s
-    raise DecompilationError("unexpected statement in a comprehension: %s" % type(s).__name__)
+    raise Mismatch("unexpected statement in a comprehension: %s" % type(s).__name__)
 
 
 def _own_line(test, stmt):

@@ -9,7 +9,7 @@ implicitly (a final ``return None``, a trailing ``continue``).
 import ast
 import copy as _copy
 
-from ...errors import DecompilationError
+from ..mismatch import Mismatch
 from ..symbolic import executor as S
 from ...bytecode import versions as V
 from .. import facts
@@ -131,7 +131,7 @@ def _clauses(stmts, fname):
         if _is_exc_expr(first):
             handlers.append(_clause(None, stmts, fname))
             break
-        raise DecompilationError("unrecognized exception handler", function=fname)
+        raise Mismatch("unrecognized exception handler", function=fname)
     return handlers
 
 
@@ -141,7 +141,7 @@ def _clause(type_expr, body, fname):
     if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, S.ExcValue):
         tgt = body[0].targets[0]
         if not isinstance(tgt, ast.Name):
-            raise DecompilationError("except target is not a name", function=fname)
+            raise Mismatch("except target is not a name", function=fname)
         name = tgt.id
         body = body[1:]
     elif body and _is_exc_expr(body[0]):
@@ -316,7 +316,7 @@ def _refuse_pending_branches(stmts):
     finally body's copy, which is gone by now: elsewhere it would reorder evaluation."""
     for s in stmts:
         if facts.get(s, Fact.UNDER_PENDING_VALUE, False):
-            raise DecompilationError("a branch while a value waits on the stack")
+            raise Mismatch("a branch while a value waits on the stack")
         _recurse(s, lambda body: (_refuse_pending_branches(body), body)[1])
 
 

@@ -18,7 +18,7 @@ exit path, exception-name cleanup) are emitted as pseudo statements and removed 
 """
 import ast
 
-from ...errors import DecompilationError
+from ..mismatch import Mismatch
 from . import patterns
 from ..symbolic import executor as S
 from ...bytecode import versions as V
@@ -242,8 +242,8 @@ class Emitter:
         except IndexError:
             # a path reached an instruction with fewer values on the stack than it takes:
             # the structure chosen does not fit this code
-            raise DecompilationError("unexpected stack state while structuring",
-                                     function=self.code.co_name) from None
+            raise Mismatch("unexpected stack state while structuring",
+                           function=self.code.co_name) from None
         return stmts
 
     def seq(self, bid, ctx, stack, enter=False):
@@ -251,8 +251,8 @@ class Emitter:
         key = (bid, ctx.stop, ctx.loop.header if ctx.loop else None, enter,
                ctx.handler.target if ctx.handler else None, ctx.region_exit)
         if key in self._active:
-            raise DecompilationError("control flow that does not nest (block %s reached again)" % bid,
-                                     function=self.code.co_name)
+            raise Mismatch("control flow that does not nest (block %s reached again)" % bid,
+                           function=self.code.co_name)
         self._active.add(key)
         try:
             return self._seq(bid, ctx, stack, enter)
@@ -276,8 +276,8 @@ class Emitter:
                 return out, stack
             if bid in visited and not (ctx.loop is not None and bid in ctx.loop.continue_targets):
                 # a well-nested sequence passes each block once; anything else would loop
-                raise DecompilationError("control flow returns to block %s without a loop" % bid,
-                                         function=self.code.co_name)
+                raise Mismatch("control flow returns to block %s without a loop" % bid,
+                               function=self.code.co_name)
             visited.add(bid)
             if ctx.loop is not None and not first:
                 if bid in ctx.loop.continue_targets:
@@ -400,10 +400,10 @@ class Emitter:
                 bid = self.cfg.target(last)
                 continue
             if op == "FOR_ITER":
-                raise DecompilationError("FOR_ITER outside a loop header", function=self.code.co_name,
-                                         opname=op, offset=last.offset)
-            raise DecompilationError("unsupported control instruction", function=self.code.co_name,
-                                     opname=op, offset=last.offset)
+                raise Mismatch("FOR_ITER outside a loop header", function=self.code.co_name,
+                               opname=op, offset=last.offset)
+            raise Mismatch("unsupported control instruction", function=self.code.co_name,
+                           opname=op, offset=last.offset)
 
     def _bare_jump_out(self, bid, ctx):
         """Whether block ``bid``, outside the try region being emitted, is only a jump to
@@ -478,7 +478,7 @@ class Emitter:
             return S._compare(value, ast.Is(), S.const(None)), jump, fall, False
         if op == "POP_JUMP_IF_NOT_NONE":
             return S._compare(value, ast.IsNot(), S.const(None)), jump, fall, False
-        raise DecompilationError("unknown branch", opname=op, offset=last.offset)
+        raise Mismatch("unknown branch", opname=op, offset=last.offset)
 
     def emit_branch(self, blk, ctx, stack):
         test, t_true, t_false, keeps = self._condition(blk, stack)
@@ -509,7 +509,7 @@ class Emitter:
                 test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
                 try:
                     return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
-                except DecompilationError:
+                except Mismatch:
                     pass
                 # 3.9+: a finally body copied between `return x` and its RETURN_VALUE
                 # runs its statements while x waits on the stack
@@ -521,7 +521,7 @@ class Emitter:
         test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
         try:
             return self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded | chain)
-        except DecompilationError:
+        except Mismatch:
             operand = self._bool_operand(test, t_true, t_false, stack)
             if operand is None:
                 raise
@@ -543,7 +543,7 @@ class Emitter:
             st, out = list(stack), []
             try:
                 self.ex.run(bblk.instrs[:-1], st, out)
-            except DecompilationError:
+            except Mismatch:
                 return None
             if out or len(st) != len(stack) + 1:
                 return None
@@ -608,8 +608,8 @@ class Emitter:
                     # shared `return` elsewhere: each arm returns through it
                     merge = None
                     continue
-                raise DecompilationError("statements inside a conditional expression",
-                                         function=self.code.co_name)
+                raise Mismatch("statements inside a conditional expression",
+                               function=self.code.co_name)
             break
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
@@ -630,8 +630,8 @@ class Emitter:
             # RETURN_VALUE of `return a if c else b`, 3.11+); one arm's values would stand
             # for both
             if any(not isinstance(x, S.RestoreStmt) for x in then_stmts + else_stmts):
-                raise DecompilationError("arms of a branch leave different values",
-                                         function=self.code.co_name)
+                raise Mismatch("arms of a branch leave different values",
+                               function=self.code.co_name)
             return [], None, [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
         if merge is None:
             end_stack = None
@@ -775,7 +775,7 @@ class Emitter:
         try:
             self.ex.run(blk.instrs[:-1], st, out)
             test, t_true, t_false, keeps = self._condition(blk, st)
-        except DecompilationError:
+        except Mismatch:
             return None
         if out or keeps:
             return None
@@ -928,7 +928,7 @@ class Emitter:
         merge = self._branch_merge(test, t_true, t_false, ctx)
         try:
             return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, merge)
-        except DecompilationError:
+        except Mismatch:
             if merge is None or not self._bare_return(merge):
                 raise
         # an arm returns its value itself while the other brings it to a `return` of its
@@ -953,13 +953,13 @@ class Emitter:
                 # both arms bring the value out of a protected region (3.11+: the `return`
                 # of `return a and b` in a try body lies after the region)
                 return [], ctx.region_exit, _merge_stacks(test, a_stack, b_stack)
-            raise DecompilationError("conditional expression whose arms do not meet",
-                                     function=self.code.co_name)
+            raise Mismatch("conditional expression whose arms do not meet",
+                           function=self.code.co_name)
         if a_stmts or b_stmts or a_stack is None or b_stack is None or len(a_stack) != len(b_stack):
             if a_stack is None and b_stack is not None and not b_stmts and not a_stmts:
                 return [], merge, b_stack
-            raise DecompilationError("statements inside a conditional expression",
-                                     function=self.code.co_name)
+            raise Mismatch("statements inside a conditional expression",
+                           function=self.code.co_name)
         return [], merge, _merge_stacks(test, a_stack, b_stack)
 
     def _compound(self, blk, test, t_true, t_false, ctx, stack):
@@ -1363,7 +1363,7 @@ class Emitter:
         try:
             self.ex.run(blk.instrs[:-1], st, [])
             test, t_true, t_false, _ = self._condition(blk, st)
-        except DecompilationError:
+        except Mismatch:
             return None
         if not entered and len(st) != len(stack) or _mentions(test, pads):
             return None
@@ -1475,7 +1475,7 @@ class Emitter:
             try:
                 self.ex.run(lblk.instrs[:-1], st, [])  # statements of the body, then the test
                 t2, tt, tf, keeps = self._condition(lblk, st)
-            except DecompilationError:
+            except Mismatch:
                 return None
             into, out = (tt, tf) if t_false == exit_ else (tf, tt)
             if len(st) != len(stack) or not S.same_expr(t2, test) or into != first or \
@@ -1488,7 +1488,7 @@ class Emitter:
         st = list(stack)
         try:
             self.ex.run(blk.instrs[:-1], st, out)
-        except DecompilationError:
+        except Mismatch:
             return False
         return not out and len(st) == len(stack) + 1
 
@@ -1551,7 +1551,7 @@ class Emitter:
                 exit_marker = v
                 break
         if exit_marker is None:
-            raise DecompilationError("with block without a context manager", function=self.code.co_name)
+            raise Mismatch("with block without a context manager", function=self.code.co_name)
         body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
         target = None
         if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, S.EnterResult):
@@ -1706,7 +1706,7 @@ class Emitter:
                 bid = self.cfg.fall(blk)
                 continue
             break
-        raise DecompilationError("could not find the end of a with statement", function=self.code.co_name)
+        raise Mismatch("could not find the end of a with statement", function=self.code.co_name)
 
     def _continue_partial(self, blk, rest_instrs, ctx, stack, out):
         """Execute the remainder of a block, then hand the next block to the caller."""
@@ -1733,8 +1733,8 @@ class Emitter:
         if op in COND:
             stmts, nxt, st = self.emit_branch(blk, ctx, stack)
             return out + stmts, nxt, st
-        raise DecompilationError("unexpected instruction after a with exit", opname=op,
-                                 offset=last.offset, function=self.code.co_name)
+        raise Mismatch("unexpected instruction after a with exit", opname=op,
+                       offset=last.offset, function=self.code.co_name)
 
     # -- except* (3.11+) -------------------------------------------------------------------------
     def _is_star_handler(self, target):
@@ -1756,21 +1756,21 @@ class Emitter:
         elif ops[:2] == ["BUILD_LIST", "COPY"]:
             pos += 2
         else:
-            raise DecompilationError("unrecognized except* handler", function=self.code.co_name)
+            raise Mismatch("unrecognized except* handler", function=self.code.co_name)
         hstack = list(stack) + [S.ExcValue("group"), S.ExcValue("raised"), S.ExcValue("rest")]
         handlers = []
         while instrs[pos].opname != "LIST_APPEND":
             check = _first(instrs, pos, 64, "CHECK_EG_MATCH")
             check = check.index if check is not None else None
             if check is None or [i.opname for i in instrs[check + 1:check + 3]] != ["COPY", "POP_JUMP_IF_NONE"]:
-                raise DecompilationError("unrecognized except* clause", function=self.code.co_name)
+                raise Mismatch("unrecognized except* clause", function=self.code.co_name)
             st, out = list(hstack), []
             self.ex.run(instrs[pos:check], st, out)
             if out or len(st) != len(hstack) + 1:
-                raise DecompilationError("except* type with statements", function=self.code.co_name)
+                raise Mismatch("except* type with statements", function=self.code.co_name)
             fail = instrs[check + 2].target
             if instrs[fail].opname != "POP_TOP":
-                raise DecompilationError("unrecognized except* clause end", function=self.code.co_name)
+                raise Mismatch("unrecognized except* clause end", function=self.code.co_name)
             start = self.cfg.fall(self.cfg[self.cfg.block_at[check + 2]])
             stop = fail + 1
             if instrs[stop].opname == "LIST_APPEND":  # the last clause: on to the re-raise
@@ -1780,7 +1780,7 @@ class Emitter:
             pos = fail + 1
         end = _first(instrs, pos, 8, "POP_EXCEPT")
         if end is None:
-            raise DecompilationError("unrecognized except* handler end", function=self.code.co_name)
+            raise Mismatch("unrecognized except* handler end", function=self.code.co_name)
         after = instrs[end.index + 1]
         follow = self.cfg.target(after) if after.opname == "JUMP" else self.cfg.alias.get(after.index, after.index)
         node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
@@ -1941,7 +1941,7 @@ class Emitter:
         END_FINALLY (returns and breaks reach it through CALL_FINALLY instead)."""
         end = self._end_finally_of(entry.target)
         if end is None:
-            raise DecompilationError("finally without END_FINALLY", function=self.code.co_name)
+            raise Mismatch("finally without END_FINALLY", function=self.code.co_name)
         body, body_stack = self.seq(bid, inner.but(region_exit=entry.target), stack, enter=self._enter)
         final, _ = self.seq(entry.target, ctx.but(stop=end), stack + [S.FinallyMarker()])
         node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
@@ -1970,7 +1970,7 @@ class Emitter:
             return None
         try:
             tail, _, _ = self._skip_with_exit(bid, marker, ctx.escape, list(stack))
-        except DecompilationError:
+        except Mismatch:
             return None
         if tail and isinstance(tail[0], ast.Return) and tail[0].value is stack[-1]:
             return tail[0]
@@ -2326,7 +2326,7 @@ def _ifexp(test, body, orelse):
     if orelse is test:
         return _chain_or_and(test, body)
     if isinstance(test, Marker) or isinstance(body, Marker) or isinstance(orelse, Marker):
-        raise DecompilationError("conditional expression over an internal value")
+        raise Mismatch("conditional expression over an internal value")
     return ast.IfExp(test=test, body=body, orelse=orelse)
 
 
@@ -2355,7 +2355,7 @@ def _take_target(stmts):
         return stmts[0].targets[0], stmts[1:]
     if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, S.ForItem):
         return ast.Name(id="_", ctx=ast.Store()), stmts[1:]
-    raise DecompilationError("for loop without a target")
+    raise Mismatch("for loop without a target")
 
 
 def _appends_to(stmts, acc):

@@ -10,7 +10,7 @@ import ast
 import copy
 import sys
 
-from ...errors import DecompilationError
+from ..mismatch import Mismatch
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
@@ -228,7 +228,7 @@ def as_store(node):
         return type(node)(elts=[as_store(e) for e in node.elts], ctx=ast.Store())
     if isinstance(node, ast.Starred):
         return ast.Starred(value=as_store(node.value), ctx=ast.Store())
-    raise DecompilationError("cannot assign to %s" % type(node).__name__)
+    raise Mismatch("cannot assign to %s" % type(node).__name__)
 
 
 def same_expr(a, b):
@@ -420,27 +420,27 @@ class Executor:
             emitted = len(out)
             handler = getattr(self, "op_" + ins.opname, None)
             if handler is None:
-                raise DecompilationError("unsupported instruction", function=self.code.co_name,
-                                         opname=ins.opname, offset=ins.offset)
+                raise Mismatch("unsupported instruction", function=self.code.co_name,
+                               opname=ins.opname, offset=ins.offset, unsupported=True)
             try:
                 handler(ins, stack, out)
-            except DecompilationError as err:
+            except Mismatch as err:
                 if err.opname is None:
-                    err2 = DecompilationError(err.reason, function=self.code.co_name,
-                                              opname=ins.opname, offset=ins.offset)
+                    err2 = Mismatch(err.reason, function=self.code.co_name, opname=ins.opname,
+                                    offset=ins.offset, unsupported=err.unsupported)
                     raise err2 from None
                 raise
             except (IndexError, KeyError, TypeError, AttributeError, ValueError) as exc:
-                raise DecompilationError("unexpected stack state (%s: %s)" % (type(exc).__name__, exc),
-                                         function=self.code.co_name, opname=ins.opname,
-                                         offset=ins.offset) from None
+                raise Mismatch("unexpected stack state (%s: %s)" % (type(exc).__name__, exc),
+                               function=self.code.co_name, opname=ins.opname,
+                               offset=ins.offset) from None
             if in_target is not None:
                 if len(out) != emitted or len(stack) < len(in_target) or \
                         any(a is not b for a, b in zip(in_target, stack)):
                     # not a multi-target assignment a compiler would write
-                    raise DecompilationError("values left on the stack across statements",
-                                             function=self.code.co_name, opname=ins.opname,
-                                             offset=ins.offset)
+                    raise Mismatch("values left on the stack across statements",
+                                   function=self.code.co_name, opname=ins.opname,
+                                   offset=ins.offset)
                 self._group_computes = True
             if len(out) != emitted:
                 self._base = len(stack)
@@ -615,8 +615,8 @@ class Executor:
             out.append(ast.Assign(targets=[t for _, t, _ in group], value=value))
         elif computes:
             # a parallel assignment evaluates all its values before any target part
-            raise DecompilationError("values left on the stack across statements",
-                                     function=self.code.co_name)
+            raise Mismatch("values left on the stack across statements",
+                           function=self.code.co_name)
         else:
             group.sort(key=lambda item: item[0])
             out.append(ast.Assign(
@@ -635,7 +635,7 @@ class Executor:
             else:
                 asname = alias_name
             return ast.Import(names=[ast.alias(name=module, asname=asname)])
-        raise DecompilationError("unexpected import form")
+        raise Mismatch("unexpected import form")
 
     def op_STORE_FAST(self, ins, stack, out):
         self._store(name(ins.argval), stack, out)
@@ -908,7 +908,7 @@ class Executor:
     def _define(self, fm):
         """Temporaries mode: a function object used as a value becomes a nested def."""
         if not self.temps:
-            raise DecompilationError("function %r is made and used without a name" % fm.code.co_name)
+            raise Mismatch("function %r is made and used without a name" % fm.code.co_name)
         self._ntemps += 1
         tmp = "%s%d" % (self.temp_prefix, self._ntemps)
         self._out.append(self.nested.make_def(fm, name=tmp))
@@ -1171,11 +1171,11 @@ class Executor:
         elif what in generics.INTRINSICS_1:
             generics.intrinsic_1(self, what, stack)
         else:
-            raise DecompilationError("unsupported intrinsic %s" % what)
+            raise Mismatch("unsupported intrinsic %s" % what)
 
     def op_CALL_INTRINSIC_2(self, ins, stack, out):
         if ins.argval not in generics.INTRINSICS_2:
-            raise DecompilationError("unsupported intrinsic %s" % ins.argval)
+            raise Mismatch("unsupported intrinsic %s" % ins.argval)
         generics.intrinsic_2(self, ins.argval, stack)
 
     # -- functions and classes --------------------------------------------------------------
@@ -1200,7 +1200,7 @@ class Executor:
         value = stack.pop()
         attr = V.MAKE_FUNCTION_FLAGS.get(ins.arg)
         if attr is None:
-            raise DecompilationError("unknown function attribute flag %s" % ins.arg)
+            raise Mismatch("unknown function attribute flag %s" % ins.arg)
         setattr(fm, attr, value)
         stack.append(fm)
 
@@ -1234,9 +1234,9 @@ class Executor:
         # CO_OPTIMIZED marks function bodies; these opcodes belong to module/class bodies
         # (or the interactive prompt), so a function holding one was not compiled from source
         if self.code.co_flags & 0x1:
-            raise DecompilationError("%s cannot appear in a function body" % ins.opname,
-                                     function=self.code.co_name, opname=ins.opname,
-                                     offset=ins.offset)
+            raise Mismatch("%s cannot appear in a function body" % ins.opname,
+                           function=self.code.co_name, opname=ins.opname,
+                           offset=ins.offset)
 
     def op_SETUP_ANNOTATIONS(self, ins, stack, out):
         self._only_outside_functions(ins)
@@ -1275,7 +1275,7 @@ class Executor:
         pass  # 3.11: wraps the value an async generator yields
 
     def op_END_ASYNC_FOR(self, ins, stack, out):
-        raise DecompilationError("END_ASYNC_FOR outside an async for")
+        raise Mismatch("END_ASYNC_FOR outside an async for")
 
     def op_GET_AITER(self, ins, stack, out):
         value = stack.pop()
@@ -1300,7 +1300,7 @@ class Executor:
         for _ in range(1 if V.HAS_EXCEPTION_TABLE else 3):
             prev = stack.pop()
             if not isinstance(prev, PrevExc):
-                raise DecompilationError("POP_EXCEPT without a saved exception")
+                raise Mismatch("POP_EXCEPT without a saved exception")
         if stack and isinstance(stack[-1], ast.expr):
             self.returning[id(stack[-1])] = stack[-1]
         out.append(PopExceptStmt())
@@ -1359,7 +1359,7 @@ class Executor:
                 else:
                     out.append(WithExitStmt(exit=ex))
                 return
-        raise DecompilationError("with cleanup without a context manager")
+        raise Mismatch("with cleanup without a context manager")
 
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         if stack and isinstance(stack[-1], WithExitCall):
@@ -1406,7 +1406,7 @@ def _yield_from_expr(it):
         if it.kind == "await":
             return ast.Await(value=it.value)
         return ast.YieldFrom(value=it.value)
-    raise DecompilationError("yield from without an iterator")
+    raise Mismatch("yield from without an iterator")
 
 
 def _is_none(node):

@@ -19,7 +19,7 @@ symbolically; ``rebuild`` turns what it returns back into the def, class or alia
 """
 import ast
 
-from ...errors import DecompilationError
+from ..mismatch import Mismatch
 from . import executor as S
 from .. import facts
 from ..facts import Fact
@@ -64,7 +64,7 @@ INTRINSICS_2 = {"INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAI
 
 def _param_name(value):
     if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
-        raise DecompilationError("type parameter without a constant name")
+        raise Mismatch("type parameter without a constant name")
     return value.value
 
 
@@ -114,7 +114,7 @@ def intrinsic_1(ex, what, stack):
         stack.append(GenericBase())
     else:  # INTRINSIC_TYPEALIAS
         if not (isinstance(arg, ast.Tuple) and len(arg.elts) == 3):
-            raise DecompilationError("type alias built from an unexpected value")
+            raise Mismatch("type alias built from an unexpected value")
         alias, params, value = arg.elts
         stack.append(TypeAliasValue(_param_name(alias), _params(params), _lazy(ex, value)))
 
@@ -124,18 +124,18 @@ def intrinsic_2(ex, what, stack):
     first = stack.pop()
     if what == "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
         if not isinstance(first, S.FuncMarker):
-            raise DecompilationError("type parameters set on something that is not a function")
+            raise Mismatch("type parameters set on something that is not a function")
         first.type_params = _params(second)
         stack.append(first)
     elif what == "INTRINSIC_SET_TYPEPARAM_DEFAULT":
         if not isinstance(first, TypeParam) or getattr(first.node, "default_value", 1) is not None:
-            raise DecompilationError("type parameter default on an unexpected value")
+            raise Mismatch("type parameter default on an unexpected value")
         first.node.default_value = _lazy(ex, second, starred=isinstance(first.node, ast.TypeVarTuple))
         stack.append(first)
     else:  # a TypeVar with a bound, or with constraints (a tuple)
         bound = _lazy(ex, second)
         if what == "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS" and not isinstance(bound, ast.Tuple):
-            raise DecompilationError("type variable constraints that are not a tuple")
+            raise Mismatch("type variable constraints that are not a tuple")
         stack.append(TypeParam(_param_node("TypeVar", _param_name(first), bound)))
 
 
@@ -145,14 +145,14 @@ def _params(value):
         return []
     if isinstance(value, ast.Tuple) and all(isinstance(e, TypeParam) for e in value.elts):
         return [e.node for e in value.elts]
-    raise DecompilationError("type parameters in an unexpected form")
+    raise Mismatch("type parameters in an unexpected form")
 
 
 def _lazy(ex, fm, starred=False):
     """The expression a lazily evaluated bound / constraints / default / alias value returns."""
     if not isinstance(fm, S.FuncMarker) or fm.defaults is not None or fm.kwdefaults is not None \
             or fm.annotations is not None or fm.code.co_argcount or fm.code.co_kwonlyargcount:
-        raise DecompilationError("lazily evaluated type expression in an unexpected form")
+        raise Mismatch("lazily evaluated type expression in an unexpected form")
     return ex.nested.lazy_expression(fm.code, starred)
 
 
@@ -171,7 +171,7 @@ class TypeParamsExecutor(S.Executor):
         if n in self.values:
             stack.append(self.values[n])
         elif n.startswith("."):
-            raise DecompilationError("%s read before it is set" % n)
+            raise Mismatch("%s read before it is set" % n)
         else:
             S.Executor.op_LOAD_FAST(self, ins, stack, out)
 
@@ -186,7 +186,7 @@ class TypeParamsExecutor(S.Executor):
                 n == ".generic_base" and isinstance(value, GenericBase):
             self.values[n] = value
         else:
-            raise DecompilationError("unexpected store to %s in a type parameter scope" % n)
+            raise Mismatch("unexpected store to %s in a type parameter scope" % n)
 
     op_STORE_FAST = op_STORE_DEREF = _store_name
 
@@ -199,15 +199,15 @@ def rebuild(nested, fm, args):
 
     code = fm.code
     if fm.defaults is not None or fm.kwdefaults is not None or fm.annotations is not None:
-        raise DecompilationError("type parameter scope with defaults of its own")
+        raise Mismatch("type parameter scope with defaults of its own")
     names = code.co_varnames[:code.co_argcount]
     if len(args) != len(names) or code.co_kwonlyargcount or not all(n.startswith(".") for n in names):
-        raise DecompilationError("type parameter scope called with %d arguments" % len(args))
+        raise Mismatch("type parameter scope called with %d arguments" % len(args))
     instrs, entries = normalize(code)
     ex = TypeParamsExecutor(code, nested, nested.bindings, nested.temp_prefix, zip(names, args))
     stmts = Emitter(code, instrs, entries, ex).function_body()
     if len(stmts) != 1 or not isinstance(stmts[0], ast.Return):
-        raise DecompilationError("type parameter scope does more than make its definition")
+        raise Mismatch("type parameter scope does more than make its definition")
     made = stmts[0].value
     wanted = code.co_name[len(HIDDEN_PREFIX):-1]
     if isinstance(made, S.FuncMarker) and made.type_params and made.code.co_name == wanted:
@@ -221,4 +221,4 @@ def rebuild(nested, fm, args):
         cd.type_params = _params(ex.values[".type_params"])
         if cd.type_params:
             return made
-    raise DecompilationError("type parameter scope makes an unexpected value")
+    raise Mismatch("type parameter scope makes an unexpected value")
