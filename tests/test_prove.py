@@ -5,7 +5,7 @@ import pytest
 import depyf
 from depyf.decompiler.mismatch import Mismatch
 from depyf.decompiler.output.prove import prove, recompile
-from depyf.errors import DecompilationError, UnprovenError
+from depyf.errors import UnprovenError
 
 
 def _code(source, name="f"):

@@ -12,6 +12,8 @@ from ..errors import UnprovenError, UnsupportedInstruction, UnsupportedShape
 from .mismatch import Mismatch
 from .symbolic import generics
 from . import standalone
+from .symbolic import markers as M
+from .symbolic import exprs as E
 from .symbolic import executor as S
 from ..bytecode import versions as V
 from .flow.instructions import normalize
@@ -123,11 +125,11 @@ class _Nested:
         for field, value in ast.iter_fields(node):
             if isinstance(value, list):
                 for i, item in enumerate(value):
-                    if isinstance(item, S.FuncMarker):
+                    if isinstance(item, M.FuncMarker):
                         value[i] = self.make_lambda(item)
                     elif isinstance(item, ast.AST):
                         self._materialize(item)
-            elif isinstance(value, S.FuncMarker):
+            elif isinstance(value, M.FuncMarker):
                 setattr(node, field, self.make_lambda(value))
             elif isinstance(value, ast.AST):
                 self._materialize(value)
@@ -138,7 +140,7 @@ class _Nested:
             return body
         consts = code.co_consts
         if consts and isinstance(consts[0], str) and not _loads_const0(code):
-            return [ast.Expr(value=S.const(consts[0]))] + [s for s in body if not isinstance(s, ast.Pass)] or body
+            return [ast.Expr(value=E.const(consts[0]))] + [s for s in body if not isinstance(s, ast.Pass)] or body
         return body
 
     def make_def(self, fm, name=None):
@@ -165,13 +167,13 @@ class _Nested:
         expr = _lambda_result(self.body_of(code, kind="lambda"))
         if starred:
             expr = _starred(expr)
-        if expr is None or isinstance(expr, S.Marker):
+        if expr is None or isinstance(expr, M.Marker):
             raise Mismatch("lazily evaluated %r is not a single expression" % code.co_name,
                            function=code.co_name)
         return expr
 
     def make_lambda(self, fm):
-        if not isinstance(fm, S.FuncMarker):
+        if not isinstance(fm, M.FuncMarker):
             return fm
         code = fm.code
         if code.co_name != "<lambda>":
@@ -192,7 +194,7 @@ class _Nested:
         if len(args) != 1:
             raise Mismatch("comprehension called with %d arguments" % len(args))
         it = args[0]
-        iter_expr = it.value if isinstance(it, S._GetIter) else it
+        iter_expr = it.value if isinstance(it, M.GetIter) else it
         body = self.body_of(code, kind="comprehension")
         from .rewrite.comprehensions import comprehension_from_body
         node = comprehension_from_body(code, body, iter_expr)
@@ -220,7 +222,7 @@ class _Nested:
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                     and s.targets[0].id == "__classcell__":
                 continue
-            if isinstance(s, S._SetupAnnotations):
+            if isinstance(s, M.SetupAnnotations):
                 continue
             if _is_class_scope_bookkeeping(s, code):
                 continue
@@ -234,7 +236,7 @@ class _Nested:
                             body=cleaned or [ast.Pass()], decorator_list=[])
         if hasattr(ast, "TypeVar"):
             node.type_params = []
-        call = ast.Call(func=S.name("__build_class__"), args=[], keywords=[])
+        call = ast.Call(func=E.name("__build_class__"), args=[], keywords=[])
         facts.note(call, Fact.CLASS_DEF, node)
         return call
 
@@ -274,7 +276,7 @@ def _stores_static_attributes(stmt):
 def _starred(node):
     """``*X`` where the compiler unpacks ``X`` into its one item (3.11+: the annotation
     of ``*args: *Ts``; 3.13+: the default of ``*Ts = *X``); other values unchanged."""
-    if isinstance(node, S.UnpackSlot) and node.unpack.count == 1 and node.unpack.star_index is None:
+    if isinstance(node, M.UnpackSlot) and node.unpack.count == 1 and node.unpack.star_index is None:
         return ast.Starred(value=node.source, ctx=ast.Load())
     return node
 
@@ -283,7 +285,7 @@ def _lambda_result(body):
     """What a lambda-like body (no generator) returns; the clean-up of function bodies
     has dropped a lone `return None`, leaving only `pass`."""
     if len(body) == 1 and isinstance(body[0], ast.Pass):
-        return S.const(None)
+        return E.const(None)
     return returned_expression(body)
 
 
@@ -367,16 +369,16 @@ def _cell_declarations(code, instrs):
     lone = [n for n in code.co_cellvars if n not in captured]
     if not lone:
         return []
-    body = [ast.Assign(targets=[S.name(n, ast.Store()) for n in lone if n not in bound],
-                       value=S.const(None), type_comment=None)]
+    body = [ast.Assign(targets=[E.name(n, ast.Store()) for n in lone if n not in bound],
+                       value=E.const(None), type_comment=None)]
     if not body[0].targets:
         body = []
-    read = S.name(lone[0]) if len(lone) == 1 else \
-        ast.Tuple(elts=[S.name(n) for n in lone], ctx=ast.Load())
+    read = E.name(lone[0]) if len(lone) == 1 else \
+        ast.Tuple(elts=[E.name(n) for n in lone], ctx=ast.Load())
     args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
     body.append(ast.Expr(value=ast.Lambda(args=args, body=read)))
-    return [ast.If(test=S.const(False), body=body, orelse=[])]
+    return [ast.If(test=E.const(False), body=body, orelse=[])]
 
 
 def _param_count(code):
@@ -566,7 +568,7 @@ class Decompiler:
 
     def to_ast(self, name=None, temp_prefix="__temp_", reading=None):
         nested = self._nested = _Nested(self.bindings, temp_prefix, reading)
-        fm = S.FuncMarker(self.code)
+        fm = M.FuncMarker(self.code)
         fn = self.function
         ex = S.Executor(self.code, nested, self.bindings, temp_prefix)
         if fn is not None:
@@ -575,7 +577,7 @@ class Decompiler:
             params = {id(p): p.__name__ for p in fn.__type_params__} if fm.type_params else {}
             ann = getattr(fn, "__annotations__", None)
             if ann:
-                fm.annotations = ast.Dict(keys=[S.const(k) for k in ann],
+                fm.annotations = ast.Dict(keys=[E.const(k) for k in ann],
                                           values=[_annotation_expr(v, ex, params) for v in ann.values()])
         name = name or self.code.co_name
         if not name.isidentifier():
@@ -590,7 +592,7 @@ def _default_nodes(fn, ex):
     if fn is not None and fn.__defaults__:
         defaults = ast.Tuple(elts=[ex.const_expr(v) for v in fn.__defaults__], ctx=ast.Load())
     if fn is not None and fn.__kwdefaults__:
-        kwdefaults = ast.Dict(keys=[S.const(k) for k in fn.__kwdefaults__],
+        kwdefaults = ast.Dict(keys=[E.const(k) for k in fn.__kwdefaults__],
                               values=[ex.const_expr(v) for v in fn.__kwdefaults__.values()])
     return defaults, kwdefaults
 
@@ -599,11 +601,11 @@ def _annotation_expr(value, ex, type_params=None):
     """An annotation value as an expression; ``type_params`` (id -> name) are the
     function's own type parameters, printed by name."""
     if type_params and id(value) in type_params:
-        return S.name(type_params[id(value)])
+        return E.name(type_params[id(value)])
     if isinstance(value, str):
-        return S.const(value)
+        return E.const(value)
     if isinstance(value, type) and value.__module__ == "builtins":
-        return S.name(value.__name__)
+        return E.name(value.__name__)
     return ex.const_expr(value)
 
 

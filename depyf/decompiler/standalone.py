@@ -20,7 +20,8 @@ import dis
 import inspect
 import types
 
-from .symbolic import executor as S
+from .symbolic import markers as M
+from .symbolic import exprs as E
 from . import facts
 from .facts import Fact
 from .output.printer import unparse
@@ -70,7 +71,7 @@ def comprehension_form(nested, code, name=None):
     """``def _listcomp(iterator): return [...]`` (``async def`` when the comprehension
     is a coroutine or an async generator: its ``async for`` or ``await`` needs one)."""
     param = fresh_name(code, ITERATOR)
-    expr = nested.make_comprehension(S.FuncMarker(code), [S.name(param)])
+    expr = nested.make_comprehension(M.FuncMarker(code), [E.name(param)])
     name = name or fresh_name(code, "_" + code.co_name.strip("<>"))
     body = _declarations(code) + [ast.Return(value=expr)]
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=param, annotation=None, type_comment=None)],
@@ -87,7 +88,7 @@ def comprehension_form(nested, code, name=None):
 def lambda_form(nested, code, defaults=None, kwdefaults=None):
     """``_lambda = lambda x: ...``; Mismatch when the body is not one
     expression (code compiled for a lambda and rewritten, as Dynamo does)."""
-    fm = S.FuncMarker(code)
+    fm = M.FuncMarker(code)
     fm.defaults, fm.kwdefaults = defaults, kwdefaults
     target = fresh_name(code, LAMBDA_TARGET)
     node = ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=nested.make_lambda(fm),
@@ -101,7 +102,7 @@ def class_form(nested, code):
     is ``class Name[T, ...]:``, its type parameters the other names it reads from outside
     (their bounds and kinds are not in the body); inside a function, where those could be
     the function's variables too, it is left to the proof to refuse."""
-    node = facts.get(nested.make_class([S.FuncMarker(code), S.const(code.co_name)], []), Fact.CLASS_DEF)
+    node = facts.get(nested.make_class([M.FuncMarker(code), E.const(code.co_name)], []), Fact.CLASS_DEF)
     scopes = _scopes(_qualname(code))
     path = (code.co_name,)
     if _TYPE_PARAMS in code.co_freevars and not any(k == "function" for k, _ in scopes):

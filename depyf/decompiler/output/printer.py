@@ -8,7 +8,7 @@ import ast
 import sys
 
 from ..mismatch import Mismatch
-from ..symbolic.executor import Marker, PseudoStmt
+from ..symbolic.markers import Marker, PseudoStmt
 from .. import facts
 from ..facts import Fact
 

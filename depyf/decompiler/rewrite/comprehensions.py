@@ -2,7 +2,8 @@
 import ast
 
 from ..mismatch import Mismatch
-from ..symbolic import executor as S
+from ..symbolic import markers as M
+from ..symbolic import exprs as E
 from .. import facts
 from ..facts import Fact
 
@@ -15,7 +16,7 @@ def _generators(stmts, generators):
         # is `if not a if not b`
         test = stmts[0].test
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
-        generators[-1].ifs.extend(_own_line(S.negate(p), stmts[0]) for p in parts)
+        generators[-1].ifs.extend(_own_line(E.negate(p), stmts[0]) for p in parts)
         return _generators(stmts[1:], generators)
     if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If) and stmts[0].orelse:
         # `if (a if t else b)` comes out as `if t: <if not a: continue>` `else: <...>`
@@ -36,7 +37,7 @@ def _generators(stmts, generators):
     if isinstance(s, ast.If) and not s.orelse and generators:
         generators[-1].ifs.append(_own_line(s.test, s))
         return _generators(s.body, generators)
-    if isinstance(s, S.AppendStmt):
+    if isinstance(s, M.AppendStmt):
         return s
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Yield):
         return s
@@ -68,7 +69,7 @@ def _passing_condition(stmts):
     if len(first.body) == 1 and isinstance(first.body[0], ast.Continue):
         if first.orelse:
             return _NOT_GUARDS
-        here = S.negate(first.test)
+        here = E.negate(first.test)
     else:
         body, orelse = _passing_condition(first.body), _passing_condition(first.orelse)
         if body is _NOT_GUARDS or orelse is _NOT_GUARDS:
@@ -78,7 +79,7 @@ def _passing_condition(stmts):
         if body is None:
             here = ast.BoolOp(op=ast.Or(), values=[first.test, orelse])
         elif orelse is None:
-            here = ast.BoolOp(op=ast.Or(), values=[S.negate(first.test), body])
+            here = ast.BoolOp(op=ast.Or(), values=[E.negate(first.test), body])
         else:
             here = ast.IfExp(test=first.test, body=body, orelse=orelse)
     after = _passing_condition(rest)
@@ -99,7 +100,7 @@ def comprehension_from_body(code, body, iter_expr):
         first.iter = iter_expr
     if isinstance(leaf, ast.Expr):
         value = leaf.value.value
-        return ast.GeneratorExp(elt=value if value is not None else S.const(None), generators=generators)
+        return ast.GeneratorExp(elt=value if value is not None else E.const(None), generators=generators)
     acc = leaf.acc
     if leaf.key is not None:
         return ast.DictComp(key=leaf.key, value=leaf.value, generators=generators)

@@ -10,7 +10,8 @@ import ast
 import copy as _copy
 
 from ..mismatch import Mismatch
-from ..symbolic import executor as S
+from ..symbolic import markers as M
+from ..symbolic import exprs as E
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
@@ -33,7 +34,7 @@ _TRY_KINDS = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 
 def build_try(body, hstmts, fname):
     """Read handler statements back as except clauses (or a finally body)."""
-    if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, S.ExcMatch):
+    if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, M.ExcMatch):
         handlers = _clauses(hstmts, fname)
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
         return node, False
@@ -56,7 +57,7 @@ def _clean_finally_body(stmts):
     (POP_TOP of it, POP_EXCEPT): no statements of the source."""
     out = []
     for s in stmts:
-        if isinstance(s, S.PopExceptStmt) or _is_exc_expr(s):
+        if isinstance(s, M.PopExceptStmt) or _is_exc_expr(s):
             continue
         _recurse(s, _clean_finally_body)
         out.append(s)
@@ -73,7 +74,7 @@ def _drop_tail_reraises(stmts):
 def _drop_tail(stmts, drop):
     """Remove the statements for which ``drop`` holds where they end a path through
     ``stmts`` (the last statement, the ends of its arms, recursively)."""
-    real = [k for k, s in enumerate(stmts) if not S.is_pseudo(s)]
+    real = [k for k, s in enumerate(stmts) if not M.is_pseudo(s)]
     if not real:
         return stmts
     last = stmts[real[-1]]
@@ -100,7 +101,7 @@ def _drop_tail(stmts, drop):
 
 def _all_paths_end(stmts, pred):
     """Every path through ``stmts`` ends in a statement for which ``pred`` holds."""
-    real = [s for s in stmts if not S.is_pseudo(s)]
+    real = [s for s in stmts if not M.is_pseudo(s)]
     if not real:
         return False
     last = real[-1]
@@ -115,14 +116,14 @@ def _all_paths_end(stmts, pred):
 
 
 def _is_exc_expr(stmt):
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, S.ExcValue)
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, M.ExcValue)
 
 
 def _clauses(stmts, fname):
     handlers = []
     while stmts:
         first = stmts[0]
-        if isinstance(first, ast.If) and isinstance(first.test, S.ExcMatch):
+        if isinstance(first, ast.If) and isinstance(first.test, M.ExcMatch):
             handlers.append(_clause(first.test.type_expr, first.body, fname))
             stmts = first.orelse + stmts[1:]
             continue
@@ -138,7 +139,7 @@ def _clauses(stmts, fname):
 def _clause(type_expr, body, fname):
     name = None
     body = list(body)
-    if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, S.ExcValue):
+    if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, M.ExcValue):
         tgt = body[0].targets[0]
         if not isinstance(tgt, ast.Name):
             raise Mismatch("except target is not a name", function=fname)
@@ -155,7 +156,7 @@ def _clean_handler_body(stmts, name):
     i = 0
     while i < len(stmts):
         s = stmts[i]
-        if isinstance(s, S.PopExceptStmt):
+        if isinstance(s, M.PopExceptStmt):
             i += 1
             continue
         if name is not None and _is_name_cleanup(stmts, i, name):
@@ -383,7 +384,7 @@ def _fix(stmts):
         if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
             _drop_loop_end_finally_copy(s.body)
         _recurse(s, _fix)
-        if isinstance(s, S.WithExitStmt) or isinstance(s, S.RestoreStmt):
+        if isinstance(s, M.WithExitStmt) or isinstance(s, M.RestoreStmt):
             i += 1
             continue
         if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
@@ -492,7 +493,7 @@ def _as_assert(s):
     elif not _is_assert_false(node):
         return None
     if node is not None:
-        node.test = S.negate(s.test)
+        node.test = E.negate(s.test)
     return node
 
 
@@ -508,7 +509,7 @@ def _global_raise_as_assert(s, node):
         exc, msg = exc.func, exc.args[0]
     if not (isinstance(exc, ast.Name) and exc.id == "AssertionError"):
         return None
-    return ast.Assert(test=S.const(False), msg=msg)
+    return ast.Assert(test=E.const(False), msg=msg)
 
 
 def _is_assert_false(s):
@@ -527,7 +528,7 @@ def _raise_as_assert(s):
         msg = exc.args[0]
     elif not facts.get(exc, Fact.ASSERTION, False):
         return None
-    return ast.Assert(test=S.const(False), msg=msg)
+    return ast.Assert(test=E.const(False), msg=msg)
 
 
 def _same_modulo_exit(a, b):
@@ -543,7 +544,7 @@ def _fix_if(s):
         return [node]
     if not s.body or all(isinstance(x, ast.Pass) for x in s.body):
         if s.orelse:
-            s.test = S.negate(s.test)
+            s.test = E.negate(s.test)
             s.body, s.orelse = s.orelse, []
         else:
             s.body = [ast.Pass()]
@@ -617,7 +618,7 @@ def _compound_while(s):
             return None
     else:
         return None
-    if dump(stop) != dump(S.negate(head)):
+    if dump(stop) != dump(E.negate(head)):
         return None
     node = ast.While(test=test, body=loop.body[:-1], orelse=[])
     facts.note(node, Fact.INVERTED, True)
@@ -659,7 +660,7 @@ def _drop_trailing_continue(body):
         _drop_trailing_continue(last.orelse)
         if not last.body:
             if last.orelse:
-                last.test = S.negate(last.test)
+                last.test = E.negate(last.test)
                 last.body, last.orelse = last.orelse, []
             else:
                 last.body = [ast.Pass()]
@@ -688,7 +689,7 @@ def _strip_with_exits(stmts, exit_marker):
     i = 0
     while i < len(stmts):
         s = stmts[i]
-        if isinstance(s, S.WithExitStmt) and (exit_marker is None or s.exit is exit_marker):
+        if isinstance(s, M.WithExitStmt) and (exit_marker is None or s.exit is exit_marker):
             del stmts[i]
             continue
         _recurse(s, lambda body: (_strip_with_exits(body, exit_marker), body)[1])
@@ -704,7 +705,7 @@ def returned_expression(stmts):
         return None
     first = stmts[0]
     if isinstance(first, ast.Return):
-        return first.value if first.value is not None else S.const(None)
+        return first.value if first.value is not None else E.const(None)
     if isinstance(first, ast.If):
         body = returned_expression(first.body)
         orelse = returned_expression(first.orelse + stmts[1:])

@@ -20,11 +20,12 @@ import ast
 
 from ..mismatch import Mismatch
 from . import patterns
-from ..symbolic import executor as S
+from ..symbolic import markers as M
+from ..symbolic import exprs as E
 from ...bytecode import versions as V
 from ..flow.cfg import CFG
 from ..flow.instructions import EXPLICIT_BACK, IMPLICIT_BACK
-from ..symbolic.executor import Marker
+from ..symbolic.markers import Marker
 from .. import facts
 from ..facts import Fact
 
@@ -345,7 +346,7 @@ class Emitter:
             last = blk.last
             if last.opname == "END_FINALLY" and len(body) == 1:
                 # 3.8: re-raises a pending exception, or ends a finally body run normally
-                if stack and isinstance(stack[-1], S.ExcValue):
+                if stack and isinstance(stack[-1], M.ExcValue):
                     out.append(_reraise())
                     return out, None
                 self.ex.run(body, stack, out)
@@ -422,7 +423,7 @@ class Emitter:
         """`await x` / `yield from x` (3.11+): the send/yield loop is one expression."""
         stack.pop()  # the value sent in first (None)
         it = stack.pop()
-        result = S._yield_from_expr(it)
+        result = E.yield_from_expr(it)
         stack.extend([it, result] if V.SEND_KEEPS_ITER else [result])
 
     def _return(self, ins, value):
@@ -475,9 +476,9 @@ class Emitter:
         if op == "POP_JUMP_IF_TRUE":
             return value, jump, fall, False
         if op == "POP_JUMP_IF_NONE":
-            return S._compare(value, ast.Is(), S.const(None)), jump, fall, False
+            return E.compare(value, ast.Is(), E.const(None)), jump, fall, False
         if op == "POP_JUMP_IF_NOT_NONE":
-            return S._compare(value, ast.IsNot(), S.const(None)), jump, fall, False
+            return E.compare(value, ast.IsNot(), E.const(None)), jump, fall, False
         raise Mismatch("unknown branch", opname=op, offset=last.offset)
 
     def emit_branch(self, blk, ctx, stack):
@@ -493,7 +494,7 @@ class Emitter:
                 true_stack, false_stack = jump_stack, fall_stack
             return self._value_branch(test, t_true, t_false, true_stack, false_stack, ctx)
         chain = set()  # the blocks that test the further links of a chained comparison
-        if isinstance(test, S.ExcMatch):
+        if isinstance(test, M.ExcMatch):
             pass
         elif _pending(stack) and isinstance(test, ast.Compare) and stack[-1] is test.comparators[-1]:
             chained = self._chained_condition(test, t_true, t_false, stack)
@@ -547,11 +548,11 @@ class Emitter:
                 return None
             if out or len(st) != len(stack) + 1:
                 return None
-            goes_to_r = test if to_r == t_true else S.negate(test)
+            goes_to_r = test if to_r == t_true else E.negate(test)
             if op == "JUMP_IF_FALSE_OR_POP":
                 st[-1] = _boolop(ast.Or, goes_to_r, st[-1])
             else:
-                st[-1] = _boolop(ast.And, S.negate(goes_to_r), st[-1])
+                st[-1] = _boolop(ast.And, E.negate(goes_to_r), st[-1])
             return bblk, st
         return None
 
@@ -568,9 +569,9 @@ class Emitter:
         if own & {t_true, t_false}:
             # a `continue` of its own right after the test is the body of the if
             if t_false in own and t_true not in own:
-                then_first, else_first, cond = t_false, t_true, S.negate(test)
+                then_first, else_first, cond = t_false, t_true, E.negate(test)
         elif t_false == fall and t_true != fall:
-            then_first, else_first, cond = t_false, t_true, S.negate(test)
+            then_first, else_first, cond = t_false, t_true, E.negate(test)
         elif t_true != fall and t_false != fall:
             # both are jumps (compound conditions): the end of the loop body the tests
             # jumped back from is never an arm of its own (3.12+); else the block laid
@@ -579,15 +580,15 @@ class Emitter:
             back = self._implicit_back(folded)
             after = self.cfg.fall(self.cfg[max(folded)])
             if t_true in back and t_false not in back:
-                then_first, else_first, cond = t_false, t_true, S.negate(test)
+                then_first, else_first, cond = t_false, t_true, E.negate(test)
             elif t_false in back and t_true not in back:
                 pass
             elif after == t_false or (after != t_true and t_false < t_true):
-                then_first, else_first, cond = t_false, t_true, S.negate(test)
+                then_first, else_first, cond = t_false, t_true, E.negate(test)
         dead_jump = self._dead_else_jump(then_first, else_first) if V.KEEPS_DEAD_JUMPS else None
         if dead_jump is not None and merge == ctx.stop:
             merge = self._dead_jump_end(dead_jump, else_first, ctx)
-        elif merge == ctx.stop and V.KEEPS_DEAD_JUMPS and not isinstance(test, S.ExcMatch):
+        elif merge == ctx.stop and V.KEEPS_DEAD_JUMPS and not isinstance(test, M.ExcMatch):
             merge = self._else_jump_end(then_first, else_first, ctx)
         while True:
             sub = ctx.but(stop=merge) if merge is not None else ctx
@@ -600,7 +601,7 @@ class Emitter:
                     and len(then_stack) == len(else_stack) > len(stack)):
                 # a conditional expression whose value is computed inside the arms (3.12+
                 # restores the locals an inlined comprehension hid: no statements of its own)
-                if not any(not isinstance(x, S.RestoreStmt) for x in then_stmts + else_stmts):
+                if not any(not isinstance(x, M.RestoreStmt) for x in then_stmts + else_stmts):
                     merged = [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
                     return [], merge, merged
                 if self._bare_return(merge) and merge != ctx.stop:
@@ -624,12 +625,12 @@ class Emitter:
         if merge is None and ctx.region_exit is not None and \
                 then_stack is not None and else_stack is not None and \
                 len(then_stack) == len(else_stack) > len(stack) and \
-                not all(S.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
+                not all(E.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
             # arms that bring different values to where the enclosing construct ends: a
             # conditional expression cut off there (a try body ends before the
             # RETURN_VALUE of `return a if c else b`, 3.11+); one arm's values would stand
             # for both
-            if any(not isinstance(x, S.RestoreStmt) for x in then_stmts + else_stmts):
+            if any(not isinstance(x, M.RestoreStmt) for x in then_stmts + else_stmts):
                 raise Mismatch("arms of a branch leave different values",
                                function=self.code.co_name)
             return [], None, [x if x is y else _ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
@@ -842,15 +843,15 @@ class Emitter:
         """Where the two arms of a branch meet again."""
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
         found = merge is not None
-        if merge is None and not isinstance(test, S.ExcMatch):
+        if merge is None and not isinstance(test, M.ExcMatch):
             # arms that return in places and go on elsewhere: meet where the rest goes on
             merge = self.cfg.first_common(t_true, t_false, ctx.sinks(), ctx.region)
-        if merge is None and not isinstance(test, S.ExcMatch) and V.HANDLERS_AT_END:
+        if merge is None and not isinstance(test, M.ExcMatch) and V.HANDLERS_AT_END:
             merge = self._handler_goes_on_to(t_true, t_false, ctx) or \
                 self._handler_goes_on_to(t_false, t_true, ctx)
-        if merge is None and blk is not None and not isinstance(test, S.ExcMatch):
+        if merge is None and blk is not None and not isinstance(test, M.ExcMatch):
             merge = self._jumped_over_else(blk, t_true, t_false, ctx)
-        if merge is None and ctx.stop is None and not isinstance(test, S.ExcMatch):
+        if merge is None and ctx.stop is None and not isinstance(test, M.ExcMatch):
             # an arm whose try body returns goes on only through its except clauses
             both = self._reach_with_handlers(t_true, ctx) & self._reach_with_handlers(t_false, ctx)
             both = {b for b in both if self.cfg[b].succs and not self._only_raises(b)
@@ -991,7 +992,7 @@ class Emitter:
                 if trial is None:
                     continue
                 t2, tt, tf, sub_stack = trial
-                if len(sub_stack) != len(stack) or isinstance(t2, S.ExcMatch):
+                if len(sub_stack) != len(stack) or isinstance(t2, M.ExcMatch):
                     continue
                 shared = t_true if side == "false" else t_false
                 if any(self._own_continue(b, shared) for b in folded | {nxt}):
@@ -1004,14 +1005,14 @@ class Emitter:
                     if tt == t_true:
                         test, t_false = _boolop(ast.Or, test, t2), tf
                     elif tf == t_true:
-                        test, t_false = _boolop(ast.Or, test, S.negate(t2)), tt
+                        test, t_false = _boolop(ast.Or, test, E.negate(t2)), tt
                     else:
                         continue
                 else:  # reached when test is true
                     if tf == t_false:
                         test, t_true = _boolop(ast.And, test, t2), tt
                     elif tt == t_false:
-                        test, t_true = _boolop(ast.And, test, S.negate(t2)), tf
+                        test, t_true = _boolop(ast.And, test, E.negate(t2)), tf
                     else:
                         continue
                 folded |= inner
@@ -1042,7 +1043,7 @@ class Emitter:
             elif c.next is None and body in self.cfg.blocks and body not in self.latches:
                 found = self._guard(body, rest, ctx)  # the last case: a guard or the body's if?
                 if found is not None and fail is not None and found[1] == fail:
-                    found = (S.negate(found[0]), found[2], found[1])
+                    found = (E.negate(found[0]), found[2], found[1])
                 if found is not None and (fail is None or found[2] == fail):
                     guard, body, fail = found
             cases.append((pat, guard, body))
@@ -1094,7 +1095,7 @@ class Emitter:
             return None
         test, t_true, t_false = found
         if t_true == fail and t_false == body:
-            return S.negate(test)
+            return E.negate(test)
         return test if (t_true, t_false) == (body, fail) else None
 
     # -- loops ----------------------------------------------------------------------------------
@@ -1235,18 +1236,18 @@ class Emitter:
         exit_ = self.cfg.target(blk.last)
         it = stack.pop()
         is_async = False
-        if isinstance(it, S._GetIter):
+        if isinstance(it, M.GetIter):
             is_async = it.is_async
             iter_expr = it.value
         else:
             iter_expr = it
-            it = S._GetIter(it)
+            it = M.GetIter(it)
         follow = self._loop_follow(body, [exit_], ctx, for_exit=self.cfg.alias.get(exit_, exit_))
         if follow is None:
             follow = exit_
         loop = Loop(blk.id, follow, body, {blk.id})
         inner = ctx.but(loop=loop, stop=None)
-        body_stmts, _ = self.seq(blk.end, inner, stack + [it, S.ForItem()])
+        body_stmts, _ = self.seq(blk.end, inner, stack + [it, M.ForItem()])
         target, body_stmts = _take_target(body_stmts)
         orelse = []
         if follow != exit_:
@@ -1284,11 +1285,11 @@ class Emitter:
         an END_ASYNC_FOR handler, which continues after the loop."""
         entry = self._anext_entry(blk)
         it = stack[-1]
-        iter_expr = it.value if isinstance(it, S._GetIter) else it
-        if not isinstance(it, S._GetIter):
+        iter_expr = it.value if isinstance(it, M.GetIter) else it
+        if not isinstance(it, M.GetIter):
             # an async comprehension's `.0` is the async iterator already; below the loop
             # body it is the loop's iterator, not a value waiting to be used
-            stack = stack[:-1] + [S._GetIter(it, is_async=True)]
+            stack = stack[:-1] + [M.GetIter(it, is_async=True)]
         after = self.cfg.fall(self.cfg[entry.target])
         follow = self._loop_follow(body, [after] if after is not None else [], ctx) or after
         loop = Loop(blk.id, follow, body, {blk.id})
@@ -1334,7 +1335,7 @@ class Emitter:
             self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
             test, t_true, t_false, _ = self._condition(latch, loop_stack)
             if t_true != header:
-                test = S.negate(test)
+                test = E.negate(test)
             orelse = []
             if follow != exit_:
                 orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
@@ -1346,7 +1347,7 @@ class Emitter:
         loop = Loop(header, follow, body, {header})
         inner = ctx.but(loop=loop, stop=None)
         body_stmts, _ = self.seq(header, inner, stack, enter=True)
-        test = S.const(True)
+        test = E.const(True)
         orelse = []
         node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
         return [node], follow, (stack if follow is not None else None)
@@ -1370,7 +1371,7 @@ class Emitter:
         if t_true == target:
             return test, t_false
         if t_false == target:
-            return S.negate(test), t_true
+            return E.negate(test), t_true
         return None
 
     def _guarded(self, header, body, latch, exit_, stack):
@@ -1386,7 +1387,7 @@ class Emitter:
         again = self._test_towards(latch, stack, header, entered=True)
         first = self._test_towards(self.cfg[outside[0]], stack, header, entered=True)
         through = self.cfg.through_jumps
-        return again is not None and first is not None and S.same_expr(again[0], first[0]) and \
+        return again is not None and first is not None and E.same_expr(again[0], first[0]) and \
             through(again[1]) == through(first[1]) == through(exit_)
 
     def _emit_do_while(self, blk, body, latch, follow, ctx, stack):
@@ -1401,9 +1402,9 @@ class Emitter:
                 loop_stack = list(stack)
         self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
         test, t_true, t_false, _ = self._condition(latch, loop_stack)
-        leave = S.negate(test) if t_true == header else test
+        leave = E.negate(test) if t_true == header else test
         body_stmts.append(ast.If(test=leave, body=[ast.Break()], orelse=[]))
-        node = ast.While(test=S.const(True), body=body_stmts, orelse=[])
+        node = ast.While(test=E.const(True), body=body_stmts, orelse=[])
         return [node], follow, stack
 
     def _emit_classic_while(self, blk, body, ctx, stack):
@@ -1435,7 +1436,7 @@ class Emitter:
         if t_true in body and t_false not in body:
             first, out = t_true, t_false
         elif t_false in body and t_true not in body:
-            first, out, test = t_false, t_true, S.negate(test)
+            first, out, test = t_false, t_true, E.negate(test)
         else:
             return None
         if self.cfg.through_jumps(out) != self.cfg.through_jumps(exit_):
@@ -1478,7 +1479,7 @@ class Emitter:
             except Mismatch:
                 return None
             into, out = (tt, tf) if t_false == exit_ else (tf, tt)
-            if len(st) != len(stack) or not S.same_expr(t2, test) or into != first or \
+            if len(st) != len(stack) or not E.same_expr(t2, test) or into != first or \
                     through(out) != through(exit_):
                 return None
         return list(latches)
@@ -1547,24 +1548,24 @@ class Emitter:
     def _emit_with(self, bid, entry, inner, ctx, stack, exit_block):
         exit_marker = None
         for v in reversed(stack):
-            if isinstance(v, S.WithExit):
+            if isinstance(v, M.WithExit):
                 exit_marker = v
                 break
         if exit_marker is None:
             raise Mismatch("with block without a context manager", function=self.code.co_name)
         body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
         target = None
-        if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, S.EnterResult):
+        if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, M.EnterResult):
             target = body[0].targets[0]
             body = body[1:]
-        elif body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, S.EnterResult):
+        elif body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, M.EnterResult):
             body = body[1:]
         elif body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, ast.Await) and \
-                isinstance(body[0].value.value, S.EnterResult):
+                isinstance(body[0].value.value, M.EnterResult):
             target = body[0].targets[0]
             body = body[1:]
         elif body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Await) and \
-                isinstance(body[0].value.value, S.EnterResult):
+                isinstance(body[0].value.value, M.EnterResult):
             body = body[1:]
         item = ast.withitem(context_expr=exit_marker.manager, optional_vars=target)
         node = (ast.AsyncWith if exit_marker.is_async else ast.With)(
@@ -1621,7 +1622,7 @@ class Emitter:
                 and not (instrs[k].opname == "POP_FINALLY" and instrs[k - 1].opname == "WITH_CLEANUP_FINISH"):
             # (3.8: the exit's WITH_CLEANUP_FINISH, then POP_FINALLY: a return leaving a with)
             return None
-        return ast.Return(value=S.const(instrs[nxt].argval))
+        return ast.Return(value=E.const(instrs[nxt].argval))
 
     def _const_return_not_after(self, entry, tail_stmts, nxt):
         """`with cm: ...; return <constant>` (3.10+): the exit call, then the constant
@@ -1643,7 +1644,7 @@ class Emitter:
             if load is None:
                 return None, None
             value = _const_key(load.argval)
-            ret = self._return(blk.last, S.const(load.argval))
+            ret = self._return(blk.last, E.const(load.argval))
         else:
             return None, None
         cont = self._with_suppressed_exit(entry)
@@ -1698,7 +1699,7 @@ class Emitter:
                     # exit call finished inside this block?  continue normally from here
                     break
                 self.ex.run([ins], st, out)
-                if out[n:] and isinstance(out[-1], S.WithExitStmt) and out[-1].exit is exit_marker:
+                if out[n:] and isinstance(out[-1], M.WithExitStmt) and out[-1].exit is exit_marker:
                     out.pop()
                     rest_instrs = blk.instrs[k + 1:]
                     return self._continue_partial(blk, rest_instrs, ctx, st, out)
@@ -1757,7 +1758,7 @@ class Emitter:
             pos += 2
         else:
             raise Mismatch("unrecognized except* handler", function=self.code.co_name)
-        hstack = list(stack) + [S.ExcValue("group"), S.ExcValue("raised"), S.ExcValue("rest")]
+        hstack = list(stack) + [M.ExcValue("group"), M.ExcValue("raised"), M.ExcValue("rest")]
         handlers = []
         while instrs[pos].opname != "LIST_APPEND":
             check = _first(instrs, pos, 64, "CHECK_EG_MATCH")
@@ -1775,7 +1776,7 @@ class Emitter:
             stop = fail + 1
             if instrs[stop].opname == "LIST_APPEND":  # the last clause: on to the re-raise
                 stop = _first(instrs, stop, len(instrs), "PREP_RERAISE_STAR").index
-            stmts, _ = self.seq(start, ctx.but(stop=stop), hstack + [S.ExcValue()])
+            stmts, _ = self.seq(start, ctx.but(stop=stop), hstack + [M.ExcValue()])
             handlers.append(_clause(st[-1], stmts, self.code.co_name))
             pos = fail + 1
         end = _first(instrs, pos, 8, "POP_EXCEPT")
@@ -1943,7 +1944,7 @@ class Emitter:
         if end is None:
             raise Mismatch("finally without END_FINALLY", function=self.code.co_name)
         body, body_stack = self.seq(bid, inner.but(region_exit=entry.target), stack, enter=self._enter)
-        final, _ = self.seq(entry.target, ctx.but(stop=end), stack + [S.FinallyMarker()])
+        final, _ = self.seq(entry.target, ctx.but(stop=end), stack + [M.FinallyMarker()])
         node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         nxt = self.cfg.fall(self.cfg[end])
         if body_stack is None:
@@ -1965,7 +1966,7 @@ class Emitter:
         the with's exit call (block ``bid``, the end of the enclosing with region), then is
         returned. The `return` belongs in the try body: after it, a raise in `f()` would
         escape the handlers. The Return node, or None when the value goes elsewhere."""
-        marker = next((v for v in reversed(stack) if isinstance(v, S.WithExit)), None)
+        marker = next((v for v in reversed(stack) if isinstance(v, M.WithExit)), None)
         if marker is None or ctx.escape is None:
             return None
         try:
@@ -2015,7 +2016,7 @@ class Emitter:
             return self._emit_try_38(bid, entry, inner, ctx, stack)
         body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
         if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None and \
-                not any(isinstance(v, S.Marker) for v in body_stack[len(stack):]):
+                not any(isinstance(v, M.Marker) for v in body_stack[len(stack):]):
             # `return x` in the body: the value leaves the protected range on the stack
             # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
             # exception state is popped first), so the return belongs to the body
@@ -2037,10 +2038,10 @@ class Emitter:
             return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
         handler_stack = stack[:entry.depth] if self._is_311() else list(stack)
         if self._is_311():
-            handler_stack = list(stack) + [S.ExcValue()]
+            handler_stack = list(stack) + [M.ExcValue()]
         else:
-            handler_stack = list(stack) + [S.PrevExc(), S.PrevExc(), S.PrevExc(),
-                                           S.ExcValue("tb"), S.ExcValue("value"), S.ExcValue("type")]
+            handler_stack = list(stack) + [M.PrevExc(), M.PrevExc(), M.PrevExc(),
+                                           M.ExcValue("tb"), M.ExcValue("value"), M.ExcValue("type")]
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
         if follow == entry.target or (len(sources) == 1 and follow is not None and any(
@@ -2099,7 +2100,7 @@ class Emitter:
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
         clause_returned = self._clause_returns > returned
         if hstack is not None and (clause_returned and len(hstack) != len(stack) or any(
-                isinstance(v, (S.ExcValue, S.PrevExc)) for v in hstack[len(stack):])):
+                isinstance(v, (M.ExcValue, M.PrevExc)) for v in hstack[len(stack):])):
             # the end reached as the bound of arms that left (returned through it, or
             # re-raised: the exception still on the stack), not by a clause that ended
             hstack = None
@@ -2244,12 +2245,12 @@ def _merge_exits(test, a, b):
         if type(x) is not type(y) or xs is None or ys is None or len(xs) != len(ys) \
                 or _shape(x) != _shape(y):
             return None
-        diff = [k for k, (cx, cy) in enumerate(zip(xs, ys)) if not S.same_expr(cx, cy)]
+        diff = [k for k, (cx, cy) in enumerate(zip(xs, ys)) if not E.same_expr(cx, cy)]
         if not diff:
             return None
         k = diff[0]
         if any(not _same_node(xs[j], ys[j]) for j in range(k)) or \
-                any(not S.same_expr(xs[j], ys[j]) for j in diff[1:]):
+                any(not E.same_expr(xs[j], ys[j]) for j in diff[1:]):
             return None
         inner = merged(xs[k], ys[k])
         if inner is None:
@@ -2259,7 +2260,7 @@ def _merge_exits(test, a, b):
         return _replace_child(x, xs[k], inner)
 
     if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value is not None \
-            and b.value is not None and S.same_expr(a.value, b.value):
+            and b.value is not None and E.same_expr(a.value, b.value):
         return ast.Return(value=_ifexp(test, a.value, b.value))
     return merged(a, b)
 
@@ -2321,7 +2322,7 @@ def _merge_stacks(test, a_stack, b_stack):
 
 def _ifexp(test, body, orelse):
     if body is test or (not isinstance(body, Marker) and not isinstance(test, Marker)
-                        and S.same_expr(body, test) and body is test):
+                        and E.same_expr(body, test) and body is test):
         return _boolop(ast.Or, test, orelse)
     if orelse is test:
         return _chain_or_and(test, body)
@@ -2351,9 +2352,9 @@ def _boolop(op, a, b):
 
 
 def _take_target(stmts):
-    if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, S.ForItem):
+    if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, M.ForItem):
         return stmts[0].targets[0], stmts[1:]
-    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, S.ForItem):
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, M.ForItem):
         return ast.Name(id="_", ctx=ast.Store()), stmts[1:]
     raise Mismatch("for loop without a target")
 
@@ -2361,7 +2362,7 @@ def _take_target(stmts):
 def _appends_to(stmts, acc):
     """Whether a comprehension-append to ``acc`` occurs in ``stmts`` (at any depth)."""
     for st in stmts:
-        if isinstance(st, S.AppendStmt) and st.acc is acc:
+        if isinstance(st, M.AppendStmt) and st.acc is acc:
             return True
         for field in ("body", "orelse"):
             inner = getattr(st, field, None)

@@ -21,7 +21,7 @@ fit exactly is not a match statement (``NotAMatch``) and is left to the ordinary
 import ast
 
 from ...bytecode import versions as V
-from ..symbolic.executor import const, name
+from ..symbolic.exprs import const, name
 
 LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
          "LOAD_FROM_DICT_OR_GLOBALS")

@@ -8,271 +8,21 @@ one block's non-jump instructions into statements and a resulting stack.
 """
 import ast
 import copy
-import sys
 
 from ..mismatch import Mismatch
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
-
-
-# ---- markers ---------------------------------------------------------------------------
-class Marker:
-    def __repr__(self):
-        return "<%s>" % type(self).__name__
-
-
-class ForItem(Marker):
-    """The value FOR_ITER produced; the first store in the body is the loop target."""
-
-
-class Null(Marker):
-    """The NULL slot that method calls and 3.11+ calls keep below the callable."""
-
-
-NULL = Null()
-
-
-class WithExit(Marker):
-    def __init__(self, manager, is_async=False):
-        self.manager = manager
-        self.is_async = is_async
-
-
-class EnterResult(Marker):
-    """What ``__enter__`` returned: becomes the ``as`` target of the with statement."""
-
-    def __init__(self, exit_marker):
-        self.exit = exit_marker
-
-
-class ExcValue(Marker):
-    """The exception being handled (3.11+: one value; up to 3.10: type/value/traceback)."""
-
-    def __init__(self, part="value"):
-        self.part = part
-
-
-class PrevExc(Marker):
-    """The previously handled exception that PUSH_EXC_INFO saves."""
-
-
-class SavedLocal(Marker):
-    """3.12+ inlined comprehension: a local saved before the loop and restored after."""
-
-    def __init__(self, name):
-        self.name = name
-
-
-class Accumulator(Marker):
-    """The list/set/dict that a comprehension body appends to."""
-
-    def __init__(self, kind):
-        self.kind = kind
-
-
-class FuncMarker(Marker):
-    """A function object built by MAKE_FUNCTION, waiting to become a def or lambda."""
-
-    def __init__(self, code, defaults=None, kwdefaults=None, annotations=None, closure=None):
-        self.code = code
-        self.defaults = defaults
-        self.kwdefaults = kwdefaults
-        self.annotations = annotations
-        self.closure = closure
-        self.decorators = []
-        self.type_params = []  # PEP 695 (3.12+), set by generics
-
-
-class FinallyMarker(Marker):
-    """3.8: the None that BEGIN_FINALLY pushes before falling into a finally body."""
-
-
-class FinallyPlaceholder(Marker):
-    """3.8: the None below a try/finally whose finally body returns, breaks or continues."""
-
-
-class CellRef(Marker):
-    """LOAD_CLOSURE: the cell of a variable, not its value (MAKE_FUNCTION's closure)."""
-
-    def __init__(self, name):
-        self.name = name
-
-
-def cell_expr(node):
-    """A cell used as a value (Dynamo passes cells to helpers): ``(lambda: x).__closure__[0]``
-    is that very cell, and keeps ``x`` a cell variable of the function."""
-    if isinstance(node, CellRef):
-        lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
-                                            kw_defaults=[], kwarg=None, defaults=[]),
-                         body=name(node.name))
-        clo = ast.Attribute(value=lam, attr="__closure__", ctx=ast.Load())
-        return ast.Subscript(value=clo, slice=_index(const(0)), ctx=ast.Load())
-    if isinstance(node, ast.Tuple) and any(isinstance(e, CellRef) for e in node.elts):
-        return ast.Tuple(elts=[cell_expr(e) for e in node.elts], ctx=ast.Load())
-    return node
-
-
-class BuildClassMarker(Marker):
-    """``__build_class__`` loaded by LOAD_BUILD_CLASS."""
-
-
-class Converted(Marker):
-    """3.13 CONVERT_VALUE result: a value with a pending !r/!s/!a conversion."""
-
-    def __init__(self, value, conversion):
-        self.value = value
-        self.conversion = conversion
-
-
-class InplaceResult(Marker):
-    """Result of an in-place operator; becomes an AugAssign when stored back."""
-
-    def __init__(self, target, op, value):
-        self.target = target
-        self.op = op
-        self.value = value
-
-
-class ExcMatch(Marker):
-    """Result of an except-clause type test, branched on by the handler."""
-
-    def __init__(self, type_expr):
-        self.type_expr = type_expr
-
-
-class WithExitCall(Marker):
-    """The value of calling a with-exit on the normal path; popped right away."""
-
-    def __init__(self, exit_marker):
-        self.exit = exit_marker
-
-
-class ImportName(Marker):
-    def __init__(self, module, fromlist, level):
-        self.module = module
-        self.fromlist = fromlist
-        self.level = level
-        self.attr_path = []  # IMPORT_FROM / LOAD_ATTR chain for `import a.b as c`
-        self.names = []  # `from m import x as y`: the (x, y) pairs stored so far
-
-
-class YieldFromIter(Marker):
-    def __init__(self, value, kind):
-        self.value = value
-        self.kind = kind  # "yield_from" or "await"
-
-
-class GenStart(Marker):
-    """3.11+ generators pop the sent-in None right after RETURN_GENERATOR."""
-
-
-# ---- pseudo statements produced for the structuring/rewrite stage --------------------------
-class PseudoStmt(ast.stmt):
-    _fields = ()
-
-
-class WithExitStmt(PseudoStmt):
-    _fields = ("exit",)
-
-
-class PopExceptStmt(PseudoStmt):
-    _fields = ()
-
-
-class AppendStmt(PseudoStmt):
-    """``acc.append(value)`` (or add / setitem) inside a comprehension body."""
-
-    _fields = ("acc", "value", "key")
-
-
-class RestoreStmt(PseudoStmt):
-    _fields = ("name",)
-
-
-def is_pseudo(node):
-    return isinstance(node, PseudoStmt)
-
-
-# ---- helpers -------------------------------------------------------------------------------
-_BINOPS = {
-    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "@": ast.MatMult, "/": ast.Div,
-    "//": ast.FloorDiv, "%": ast.Mod, "**": ast.Pow, "<<": ast.LShift, ">>": ast.RShift,
-    "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor,
-}
-_CMPOPS = {
-    "<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.Gt, ">=": ast.GtE,
-    # 3.8 spells these as COMPARE_OP too
-    "is": ast.Is, "is not": ast.IsNot, "in": ast.In, "not in": ast.NotIn,
-}
-_UNARY = {"-": ast.USub, "+": ast.UAdd, "~": ast.Invert, "not": ast.Not}
-
-
-def const(value):
-    return ast.Constant(value=value, kind=None)
-
-
-def name(id_, ctx=None):
-    return ast.Name(id=id_, ctx=ctx or ast.Load())
-
-
-def as_store(node):
-    """Turn a load expression into the same expression in store context."""
-    if isinstance(node, ast.Name):
-        return ast.Name(id=node.id, ctx=ast.Store())
-    if isinstance(node, ast.Attribute):
-        return ast.Attribute(value=node.value, attr=node.attr, ctx=ast.Store())
-    if isinstance(node, ast.Subscript):
-        return ast.Subscript(value=node.value, slice=node.slice, ctx=ast.Store())
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return type(node)(elts=[as_store(e) for e in node.elts], ctx=ast.Store())
-    if isinstance(node, ast.Starred):
-        return ast.Starred(value=as_store(node.value), ctx=ast.Store())
-    raise Mismatch("cannot assign to %s" % type(node).__name__)
-
-
-def same_expr(a, b):
-    if a is b:
-        return True
-    if isinstance(a, Marker) or isinstance(b, Marker):
-        return False
-    return ast.dump(a) == ast.dump(b)
-
-
-_INF = float("inf")
-
-
-def _is_literal(value):
-    """Whether ``repr(value)`` is Python source that evaluates back to an equal value."""
-    if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
-        if isinstance(value, complex):  # a nan part has no literal (inf: 1e309j)
-            return value.real == value.real and value.imag == value.imag
-        return True  # inf and nan are written as expressions the compiler folds
-    if isinstance(value, (tuple, frozenset)):
-        return all(_is_literal(v) for v in value)
-    return False
-
-
-class UnpackTarget:
-    """Collects the targets of UNPACK_SEQUENCE / UNPACK_EX as they are stored."""
-
-    def __init__(self, count, star_index=None):
-        self.count = count
-        self.star_index = star_index
-        self.targets = []
-
-    def complete(self):
-        return len(self.targets) == self.count
-
-
-#: an unpacking target whose store the compiler dropped as a duplicate of the next one
-_SAME_AS_NEXT = object()
-
-
-class UnpackSlot(Marker):
-    def __init__(self, unpack, source):
-        self.unpack = unpack
-        self.source = source
+from .markers import (AppendStmt, AttrChain, BuildClassMarker, CellRef, Converted, EnterResult,
+                      ExcMatch, ExcValue, FinallyMarker, FinallyPlaceholder,
+                      ForItem, FromItem, FuncMarker, GenStart, GetIter,
+                      ImportName, InplaceResult, Marker, NULL, PopExceptStmt,
+                      PrevExc, RestoreStmt, SAME_AS_NEXT, SavedLocal,
+                      SetupAnnotations, UnpackSlot, UnpackTarget, WithExit,
+                      WithExitCall, WithExitStmt, YieldFromIter)
+from .exprs import (BINOPS, CMPOPS, INF, NEGATABLE, UNARY, as_store, cell_expr, code_compare, const,
+                    formatted, index_expr, is_literal, is_none, name, negate,
+                    none_to_absent, same_expr, yield_from_expr)
 
 
 class Executor:
@@ -306,12 +56,12 @@ class Executor:
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
-        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+        if isinstance(value, float) and (value != value or value in (INF, -INF)):
             # no literal: expressions the compiler folds back (1e309 overflows to inf)
             if value != value:
-                return ast.BinOp(left=const(_INF), op=ast.Sub(), right=const(_INF))
-            return const(_INF) if value > 0 else ast.UnaryOp(op=ast.USub(), operand=const(_INF))
-        if _is_literal(value):
+                return ast.BinOp(left=const(INF), op=ast.Sub(), right=const(INF))
+            return const(INF) if value > 0 else ast.UnaryOp(op=ast.USub(), operand=const(INF))
+        if is_literal(value):
             if isinstance(value, tuple):
                 node = ast.Tuple(elts=[self.const_expr(v) for v in value], ctx=ast.Load())
                 facts.note(node, Fact.CONST, value)  # set after: 3.13 deprecates unknown constructor keywords
@@ -535,7 +285,7 @@ class Executor:
         if isinstance(value, UnpackSlot):
             up = value.unpack
             k = len(up.targets) - 1
-            while k >= 0 and up.targets[k] is _SAME_AS_NEXT:
+            while k >= 0 and up.targets[k] is SAME_AS_NEXT:
                 up.targets[k] = copy.deepcopy(target)
                 k -= 1
             up.targets.append(target)
@@ -573,11 +323,11 @@ class Executor:
             out.append(ast.TypeAlias(name=name(value.name, ast.Store()),
                                      type_params=value.type_params, value=value.value))
             return
-        if isinstance(value, _FromItem) and isinstance(target, ast.Name):
+        if isinstance(value, FromItem) and isinstance(target, ast.Name):
             value.imp.names.append(ast.alias(name=value.attr,
                                              asname=None if value.attr == target.id else target.id))
             return
-        if isinstance(value, _AttrChain) and isinstance(target, ast.Name):
+        if isinstance(value, AttrChain) and isinstance(target, ast.Name):
             out.append(ast.Import(names=[ast.alias(name=value.imp.module, asname=target.id)]))
             return
         if isinstance(value, ast.Call) and facts.get(value, Fact.CLASS_DEF, None) is not None and \
@@ -651,13 +401,13 @@ class Executor:
     def op_STORE_SUBSCR(self, ins, stack, out):
         index = stack.pop()
         obj = stack.pop()
-        self._store(ast.Subscript(value=obj, slice=_index(index), ctx=ast.Load()), stack, out)
+        self._store(ast.Subscript(value=obj, slice=index_expr(index), ctx=ast.Load()), stack, out)
 
     def op_STORE_SLICE(self, ins, stack, out):
         stop = stack.pop()
         start = stack.pop()
         obj = stack.pop()
-        sl = ast.Slice(lower=_none_to_absent(start), upper=_none_to_absent(stop), step=None)
+        sl = ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop), step=None)
         self._store(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()), stack, out)
 
     def op_DELETE_FAST(self, ins, stack, out):
@@ -674,7 +424,7 @@ class Executor:
     def op_DELETE_SUBSCR(self, ins, stack, out):
         index = stack.pop()
         obj = stack.pop()
-        out.append(ast.Delete(targets=[ast.Subscript(value=obj, slice=_index(index), ctx=ast.Del())]))
+        out.append(ast.Delete(targets=[ast.Subscript(value=obj, slice=index_expr(index), ctx=ast.Del())]))
 
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
         value = stack.pop()
@@ -697,7 +447,7 @@ class Executor:
         if isinstance(value, UnpackSlot):
             # 3.13 turns `STORE_FAST x; STORE_FAST x` (`_, _ = ...`) into
             # `POP_TOP; STORE_FAST x`: the slot stores into the name stored next
-            value.unpack.targets.append(_SAME_AS_NEXT)
+            value.unpack.targets.append(SAME_AS_NEXT)
             return
         if isinstance(value, ImportName) and value.names:
             out.append(ast.ImportFrom(module=value.module or None, names=value.names,
@@ -755,36 +505,36 @@ class Executor:
         right = stack.pop()
         left = stack.pop()
         sym = ins.argval
-        if sym.endswith("=") and sym[:-1] in _BINOPS:
-            stack.append(InplaceResult(left, _BINOPS[sym[:-1]](), right))
+        if sym.endswith("=") and sym[:-1] in BINOPS:
+            stack.append(InplaceResult(left, BINOPS[sym[:-1]](), right))
             return
         if sym == "[]":  # 3.14 BINARY_OP subscript
-            stack.append(ast.Subscript(value=left, slice=_index(right), ctx=ast.Load()))
+            stack.append(ast.Subscript(value=left, slice=index_expr(right), ctx=ast.Load()))
             return
-        stack.append(ast.BinOp(left=left, op=_BINOPS[sym](), right=right))
+        stack.append(ast.BinOp(left=left, op=BINOPS[sym](), right=right))
 
     def op_BINARY_SUBSCR(self, ins, stack, out):
         index = stack.pop()
         obj = stack.pop()
-        stack.append(ast.Subscript(value=obj, slice=_index(index), ctx=ast.Load()))
+        stack.append(ast.Subscript(value=obj, slice=index_expr(index), ctx=ast.Load()))
 
     def op_BINARY_SLICE(self, ins, stack, out):
         stop = stack.pop()
         start = stack.pop()
         obj = stack.pop()
-        sl = ast.Slice(lower=_none_to_absent(start), upper=_none_to_absent(stop), step=None)
+        sl = ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop), step=None)
         stack.append(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()))
 
     def op_BUILD_SLICE(self, ins, stack, out):
         step = stack.pop() if ins.arg == 3 else None
         stop = stack.pop()
         start = stack.pop()
-        stack.append(ast.Slice(lower=_none_to_absent(start), upper=_none_to_absent(stop),
-                               step=_none_to_absent(step) if step is not None else None))
+        stack.append(ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop),
+                               step=none_to_absent(step) if step is not None else None))
 
     def _unary(self, sym, stack):
         operand = stack.pop()
-        stack.append(ast.UnaryOp(op=_UNARY[sym](), operand=operand))
+        stack.append(ast.UnaryOp(op=UNARY[sym](), operand=operand))
 
     def op_UNARY_NEGATIVE(self, ins, stack, out):
         self._unary("-", stack)
@@ -804,7 +554,7 @@ class Executor:
         # itself may be flipped (`not (a in b)` is `a not in b`); `not not x` stays
         operand = stack.pop()
         if isinstance(operand, ast.Compare) and len(operand.ops) == 1 and \
-                type(operand.ops[0]) in _NEGATABLE:
+                type(operand.ops[0]) in NEGATABLE:
             stack.append(negate(operand))
         else:
             stack.append(ast.UnaryOp(op=ast.Not(), operand=operand))
@@ -812,17 +562,17 @@ class Executor:
     def op_COMPARE_OP(self, ins, stack, out):
         right = stack.pop()
         left = stack.pop()
-        stack.append(_code_compare(left, _CMPOPS[ins.argval](), right))
+        stack.append(code_compare(left, CMPOPS[ins.argval](), right))
 
     def op_IS_OP(self, ins, stack, out):
         right = stack.pop()
         left = stack.pop()
-        stack.append(_code_compare(left, ast.IsNot() if ins.arg else ast.Is(), right))
+        stack.append(code_compare(left, ast.IsNot() if ins.arg else ast.Is(), right))
 
     def op_CONTAINS_OP(self, ins, stack, out):
         right = stack.pop()
         left = stack.pop()
-        stack.append(_code_compare(left, ast.NotIn() if ins.arg else ast.In(), right))
+        stack.append(code_compare(left, ast.NotIn() if ins.arg else ast.In(), right))
 
     def op_EXC_MATCH_POP2(self, ins, stack, out):
         type_expr = stack.pop()
@@ -887,7 +637,7 @@ class Executor:
             if key is None:
                 self._mutate(target, "append" if ins.opname == "LIST_APPEND" else "add", [value], out)
             else:
-                out.append(ast.Assign(targets=[ast.Subscript(value=target, slice=_index(key),
+                out.append(ast.Assign(targets=[ast.Subscript(value=target, slice=index_expr(key),
                                                              ctx=ast.Store())], value=value))
         else:
             out.append(AppendStmt(acc=target, value=value, key=key))
@@ -1022,7 +772,7 @@ class Executor:
         conv, has_spec = ins.argval
         spec = stack.pop() if has_spec else None
         value = stack.pop()
-        stack.append(_formatted(value, conv, spec))
+        stack.append(formatted(value, conv, spec))
 
     def op_CONVERT_VALUE(self, ins, stack, out):
         value = stack.pop()
@@ -1031,17 +781,17 @@ class Executor:
     def op_FORMAT_SIMPLE(self, ins, stack, out):
         value = stack.pop()
         if isinstance(value, Converted):
-            stack.append(_formatted(value.value, value.conversion, None))
+            stack.append(formatted(value.value, value.conversion, None))
         else:
-            stack.append(_formatted(value, -1, None))
+            stack.append(formatted(value, -1, None))
 
     def op_FORMAT_WITH_SPEC(self, ins, stack, out):
         spec = stack.pop()
         value = stack.pop()
         if isinstance(value, Converted):
-            stack.append(_formatted(value.value, value.conversion, spec))
+            stack.append(formatted(value.value, value.conversion, spec))
         else:
-            stack.append(_formatted(value, -1, spec))
+            stack.append(formatted(value, -1, spec))
 
     # -- calls ------------------------------------------------------------------------------
     def _callable(self, stack, null_slot):
@@ -1217,13 +967,13 @@ class Executor:
 
     def op_IMPORT_FROM(self, ins, stack, out):
         imp = stack[-1]
-        if isinstance(imp, _AttrChain):
-            stack.append(_AttrChain(imp.imp, ins.argval))
+        if isinstance(imp, AttrChain):
+            stack.append(AttrChain(imp.imp, ins.argval))
             return
         if imp.fromlist:
-            stack.append(_FromItem(imp, ins.argval))
+            stack.append(FromItem(imp, ins.argval))
         else:  # `import a.b.c as d` on 3.8-3.10
-            stack.append(_AttrChain(imp, ins.argval))
+            stack.append(AttrChain(imp, ins.argval))
 
     def op_IMPORT_STAR(self, ins, stack, out):
         imp = stack.pop()
@@ -1240,7 +990,7 @@ class Executor:
 
     def op_SETUP_ANNOTATIONS(self, ins, stack, out):
         self._only_outside_functions(ins)
-        out.append(_SetupAnnotations())
+        out.append(SetupAnnotations())
 
     # -- generators and coroutines --------------------------------------------------------
     def op_RETURN_GENERATOR(self, ins, stack, out):
@@ -1251,11 +1001,11 @@ class Executor:
         if isinstance(value, YieldFromIter):
             stack.append(value)
             return
-        stack.append(ast.Yield(value=None if _is_none(value) and False else value))
+        stack.append(ast.Yield(value=None if is_none(value) and False else value))
 
     def op_GET_ITER(self, ins, stack, out):
         value = stack.pop()
-        stack.append(_GetIter(value))
+        stack.append(GetIter(value))
 
     def op_GET_YIELD_FROM_ITER(self, ins, stack, out):
         value = stack.pop()
@@ -1279,12 +1029,12 @@ class Executor:
 
     def op_GET_AITER(self, ins, stack, out):
         value = stack.pop()
-        stack.append(_GetIter(value, is_async=True))
+        stack.append(GetIter(value, is_async=True))
 
     def op_YIELD_FROM(self, ins, stack, out):  # up to 3.10
         stack.pop()  # the None sent in
         it = stack.pop()
-        stack.append(_yield_from_expr(it))
+        stack.append(yield_from_expr(it))
 
     def op_END_SEND(self, ins, stack, out):
         value = stack.pop()
@@ -1368,128 +1118,6 @@ class Executor:
     def op_END_FINALLY(self, ins, stack, out):
         if stack and isinstance(stack[-1], FinallyMarker):
             stack.pop()
-
-
-class _GetIter(Marker):
-    def __init__(self, value, is_async=False):
-        self.value = value
-        self.is_async = is_async
-
-
-class _FromItem(Marker):
-    def __init__(self, imp, attr):
-        self.imp = imp
-        self.attr = attr
-
-
-class _AttrChain(Marker):
-    def __init__(self, imp, attr):
-        self.imp = imp
-        self.attr = attr
-
-
-class _SetupAnnotations(PseudoStmt):
-    _fields = ()
-
-
-def _yield_from_expr(it):
-    if isinstance(it, YieldFromIter):
-        if it.kind == "anext":
-            return it.value  # the loop variable of an `async for`
-        if it.kind == "comprehension":
-            # the await that runs an async comprehension is part of it; a further
-            # await of its value is a real one
-            facts.note(it.value, Fact.AWAITED_BY_CALLER, False)
-            return it.value
-        if isinstance(it.value, WithExitCall):
-            return it.value  # `async with` awaits its exit call
-        if it.kind == "await":
-            return ast.Await(value=it.value)
-        return ast.YieldFrom(value=it.value)
-    raise Mismatch("yield from without an iterator")
-
-
-def _is_none(node):
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _none_to_absent(node):
-    return None if _is_none(node) else node
-
-
-def _index(node):
-    """Subscript index node in the form the running ast expects (3.8 wraps in ast.Index)."""
-    if sys.version_info < (3, 9):
-        if isinstance(node, ast.Slice):
-            return node
-        if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.elts):
-            return ast.ExtSlice(dims=[e if isinstance(e, ast.Slice) else ast.Index(value=e) for e in node.elts])
-        return ast.Index(value=node)
-    return node
-
-
-def _formatted(value, conversion, spec):
-    """One formatted field, as the f-string that holds only it (BUILD_STRING joins the
-    parts of several; 3.11+ formats a lone field without one)."""
-    if spec is not None and not isinstance(spec, ast.JoinedStr):
-        spec = ast.JoinedStr(values=[spec])
-    field = ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
-    return ast.JoinedStr(values=[field])
-
-
-def _compare(left, op, right):
-    return ast.Compare(left=left, ops=[op], comparators=[right])
-
-
-_NEGATABLE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
-
-
-def _code_compare(left, op, right):
-    """A comparison the code computed as a value: an `is`/`in` one remembers which of
-    the two instructions (`is` or `is not`, ...) the code used (``_code_op``)."""
-    node = _compare(left, op, right)
-    if type(op) in _NEGATABLE:
-        facts.note(node, Fact.CODE_OP, type(op))
-    return node
-
-
-def _as_in_code(expr):
-    """Whether the `is`/`in` tests in the and/or tree ``expr`` compile to the instructions
-    the code used: `not (a in b)` compiles as `a not in b`, but the `not` of
-    `not (a in b and c)` only turns the jumps around."""
-    if isinstance(expr, ast.BoolOp):
-        return all(_as_in_code(v) for v in expr.values)
-    flip = False
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        if not isinstance(expr.operand, ast.Compare):
-            return _as_in_code(expr.operand)
-        expr, flip = expr.operand, True
-    code_op = facts.get(expr, Fact.CODE_OP, None)
-    if code_op is None or not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
-        return True
-    op = type(expr.ops[0])
-    return (_NEGATABLE[op] if flip else op) is code_op
-
-
-def negate(expr):
-    """``not expr``, folded the way the compiler folds it into jumps."""
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-        return expr.operand
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _NEGATABLE:
-        node = ast.Compare(left=expr.left, ops=[_NEGATABLE[type(expr.ops[0])]()],
-                           comparators=expr.comparators)
-        if facts.has(expr, Fact.CODE_OP):
-            facts.note(node, Fact.CODE_OP, facts.get(expr, Fact.CODE_OP))
-        return node
-    if isinstance(expr, ast.BoolOp):
-        # `not (a or b)` in a test compiles to the same jumps as `not a and not b`; the
-        # second is how people write it (and how `x not in y` comes back), unless that
-        # turns an `is`/`in` test of the code into its opposite instruction
-        op = ast.And() if isinstance(expr.op, ast.Or) else ast.Or()
-        pushed = ast.BoolOp(op=op, values=[negate(v) for v in expr.values])
-        if _as_in_code(pushed) or not _as_in_code(expr):
-            return pushed
-    return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
 from . import generics

@@ -20,6 +20,7 @@ symbolically; ``rebuild`` turns what it returns back into the def, class or alia
 import ast
 
 from ..mismatch import Mismatch
+from . import markers as M
 from . import executor as S
 from .. import facts
 from ..facts import Fact
@@ -32,7 +33,7 @@ def is_type_params_scope(code):
     return code.co_name.startswith(HIDDEN_PREFIX) and code.co_name.endswith(">")
 
 
-class TypeParam(S.Marker):
+class TypeParam(M.Marker):
     """One type parameter made by an intrinsic: ``node`` is its ast.TypeVar / ParamSpec /
     TypeVarTuple (the syntax, not a value: it only goes into ``type_params``)."""
 
@@ -40,11 +41,11 @@ class TypeParam(S.Marker):
         self.node = node
 
 
-class GenericBase(S.Marker):
+class GenericBase(M.Marker):
     """``.generic_base``: the ``Generic[*params]`` base the compiler adds to a class."""
 
 
-class TypeAliasValue(S.Marker):
+class TypeAliasValue(M.Marker):
     """What INTRINSIC_TYPEALIAS made: becomes a ``type`` statement when stored by name."""
 
     def __init__(self, name, type_params, value):
@@ -123,7 +124,7 @@ def intrinsic_2(ex, what, stack):
     second = stack.pop()
     first = stack.pop()
     if what == "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
-        if not isinstance(first, S.FuncMarker):
+        if not isinstance(first, M.FuncMarker):
             raise Mismatch("type parameters set on something that is not a function")
         first.type_params = _params(second)
         stack.append(first)
@@ -150,7 +151,7 @@ def _params(value):
 
 def _lazy(ex, fm, starred=False):
     """The expression a lazily evaluated bound / constraints / default / alias value returns."""
-    if not isinstance(fm, S.FuncMarker) or fm.defaults is not None or fm.kwdefaults is not None \
+    if not isinstance(fm, M.FuncMarker) or fm.defaults is not None or fm.kwdefaults is not None \
             or fm.annotations is not None or fm.code.co_argcount or fm.code.co_kwonlyargcount:
         raise Mismatch("lazily evaluated type expression in an unexpected form")
     return ex.nested.lazy_expression(fm.code, starred)
@@ -210,7 +211,7 @@ def rebuild(nested, fm, args):
         raise Mismatch("type parameter scope does more than make its definition")
     made = stmts[0].value
     wanted = code.co_name[len(HIDDEN_PREFIX):-1]
-    if isinstance(made, S.FuncMarker) and made.type_params and made.code.co_name == wanted:
+    if isinstance(made, M.FuncMarker) and made.type_params and made.code.co_name == wanted:
         return made
     if isinstance(made, TypeAliasValue) and made.type_params and made.name == wanted:
         return made
