@@ -146,3 +146,48 @@ class PostDominators:
                 return False
             node = self._ipdom[node]
         return True
+
+
+def dominators(cfg):
+    """Dominator sets (as bit masks over ``order``), exception edges included.
+
+    Code that is never reached (the compiler leaves jumps behind `continue` and
+    `return`) is dominated by itself only: it does not close loops."""
+    index = {b: k for k, b in enumerate(cfg.order)}
+    succs = {}
+    for b in cfg.order:
+        blk = cfg.blocks[b]
+        out = list(blk.succs)
+        if blk.handler is not None and blk.handler.target in cfg.blocks:
+            out.append(blk.handler.target)
+        succs[b] = out
+    # code nothing reaches (a POP_BLOCK after a raise) is dominated by no other
+    # block: it must not look like the source of a back edge
+    live, work = set(), [cfg.order[0]]
+    while work:
+        b = work.pop()
+        if b not in live and b in succs:
+            live.add(b)
+            work.extend(succs[b])
+    preds = {b: [] for b in cfg.order}
+    for b, out in succs.items():
+        for t in out:
+            if t in preds and b in live:
+                preds[t].append(b)
+    full = (1 << len(cfg.order)) - 1
+    dom = {b: full if b in live else 1 << index[b] for b in cfg.order}
+    dom[cfg.order[0]] = 1 << index[cfg.order[0]]
+    changed = True
+    while changed:
+        changed = False
+        for b in cfg.order[1:]:
+            if b not in live:
+                continue
+            acc = full
+            for p in preds[b]:
+                acc &= dom[p]
+            new = acc | (1 << index[b])
+            if new != dom[b]:
+                dom[b] = new
+                changed = True
+    return dom, index

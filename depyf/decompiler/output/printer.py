@@ -27,8 +27,22 @@ class _Check(ast.NodeVisitor):
 
 if sys.version_info >= (3, 9):
     class _Unparser(ast._Unparser):
-        """``ast.unparse``, but a comprehension filter marked ``_own_line`` starts a new
-        line: the compiler's jumps differ when a filter is not on its element's line."""
+        """``ast.unparse``, but a comprehension filter marked ``OWN_LINE`` starts a new
+        line: the compiler's jumps differ when a filter is not on its element's line; and
+        an internal value reached while printing is a Mismatch (the same check as
+        ``_Check``, made on the way instead of by a second walk of the tree)."""
+
+        def traverse(self, node):
+            if isinstance(node, (Marker, PseudoStmt)):
+                raise Mismatch("internal value %r left in the output" % (node,))
+            super().traverse(node)
+
+        def get_type_comment(self, node):
+            # decompiled trees carry no positions and no `# type: ignore` comments, so
+            # the base class's lookup by line number (which needs positions filled in
+            # by a further walk of the tree) has nothing to find
+            comment = node.type_comment
+            return None if comment is None else " # type: %s" % comment
 
         def visit_comprehension(self, node):
             if not any(facts.get(c, Fact.OWN_LINE, False) for c in node.ifs):
@@ -42,13 +56,12 @@ if sys.version_info >= (3, 9):
 
 
 def unparse(node, indentation=4):
-    _Check().visit(node)
-    node = ast.fix_missing_locations(node)
     if sys.version_info >= (3, 9):
         text = _Unparser().visit(node)
     else:  # pragma: no cover - exercised on 3.8 only
         import astunparse
-        text = astunparse.unparse(node).strip("\n")
+        _Check().visit(node)
+        text = astunparse.unparse(ast.fix_missing_locations(node)).strip("\n")
     if indentation != 4:
         text = _reindent(text, indentation)
     return text + "\n"

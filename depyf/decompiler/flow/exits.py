@@ -1,0 +1,171 @@
+"""Joining the copies the compiler makes of small exit blocks (a `return`, a re-raise, the
+clean-up at the end of an except clause) and, on request, of the code that runs into
+them, so that structuring sees one block where the source had one statement.
+
+Up to 3.10 the compiler copies a `return` (and what a finally body adds before it) to
+each way out; 3.11+ copies exception clean-ups. Which copies are the same is decided on
+instructions and lines (``exit_key``); the CFG then routes every edge to the one kept.
+"""
+from ...bytecode import versions as V
+from . import dominance
+from .instructions import COND_JUMPS, TERMINATORS
+
+
+def exit_key(instrs, prev=None):
+    """What makes two exit blocks interchangeable: same instructions and, except for a
+    bare re-raise or an implicit `return None`, the same line. An implicit `return None`
+    has no line of its own: it carries the line of the code it was appended to (``prev``,
+    the instruction before it in layout); an explicit one starts its own line, or
+    follows the test of its one-line `if`."""
+    ops = tuple((i.opname, i.arg) for i in instrs)
+    implicit = prev is None or prev.line == instrs[0].line or instrs[0].line is None
+    if prev is not None and prev.opname in COND_JUMPS and prev.target is not None and \
+            prev.target > prev.index:
+        # right after a test that jumps forward: the body of `if c: return`, on one line
+        implicit = False
+    if [i.opname for i in instrs] == ["RERAISE"] or (
+            [i.opname for i in instrs] == ["LOAD_CONST", "RETURN_VALUE"] and instrs[0].argval is None
+            and implicit):
+        return ops
+    return ops + tuple(i.line for i in instrs)
+
+
+def _is_bare_raise(ins):
+    """`raise` without an operand: re-raises whichever exception is being handled there."""
+    return ins.opname == "RAISE_VARARGS" and ins.arg == 0
+
+
+def copied_return_starts(instrs, leaders):
+    """Where 3.11+ pasted a copy of a `return` (or bare `raise`) statement at the end of a
+    block (a bare `raise` after a nested handler's POP_EXCEPT re-raises the *outer*
+    exception: left in the handler's block it would read as part of the clause).
+
+    The copies keep the return statement's line number; splitting them into blocks
+    of their own lets ``_merge_duplicate_exits`` join them again.
+    """
+    groups = {}
+    for ins in instrs:
+        if ins.opname not in ("RETURN_VALUE", "RERAISE") and not _is_bare_raise(ins):
+            continue
+        r = ins.index
+        s = r
+        while ins.opname != "RERAISE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
+                instrs[s - 1].target is None and instrs[s - 1].opname not in TERMINATORS \
+                and s not in leaders:
+            s -= 1
+        if s > 0 and s < r and instrs[s - 1].opname == "PUSH_NULL" and instrs[s - 1].line == ins.line \
+                and s not in leaders:
+            s -= 1  # (the NULL pushed for the call copied with it: never split from it)
+        key = exit_key(instrs[s:r + 1], instrs[s - 1] if s > 0 else None)
+        groups.setdefault(key, []).append(s)
+    starts = []
+    for members in groups.values():
+        if len(members) > 1:
+            starts.extend(members)
+    return starts
+
+def copied_tail_starts(instrs, leaders):
+    """Where 3.10+ may have pasted a whole small exit block (up to 4 instructions
+    ending in a return) in place of a jump to it: the copies keep their lines, so two
+    exits that end in the same instructions on the same lines may be copies from there
+    on. (`r.append(a < b < c)` + `return r`: the call is copied into each arm of the
+    chained comparison, which only meet again after it.) Only a guess: different
+    paths that end alike look the same, so this is a second try (``merge_tails``)."""
+    tails = {}
+    for ins in instrs:
+        if ins.opname != "RETURN_VALUE":
+            continue
+        r = ins.index
+        s = r
+        while s > 0 and r - s < 3 and instrs[s - 1].target is None and \
+                instrs[s - 1].opname not in TERMINATORS and s not in leaders:
+            s -= 1
+        tails[r] = s
+    found = {}
+    for r, s in tails.items():
+        for k in range(s, r - 1):  # suffixes longer than `LOAD x; RETURN_VALUE`
+            found.setdefault(exit_key(instrs[k:r + 1], instrs[k - 1] if k > 0 else None), []).append(k)
+    starts = []
+    for r, s in tails.items():
+        for k in range(s, r - 1):  # the longest suffix that occurs twice
+            if len(found[exit_key(instrs[k:r + 1], instrs[k - 1] if k > 0 else None)]) > 1:
+                starts.append(k)
+                break
+    return starts
+
+def merge_duplicate_exits(cfg):
+    """3.11+ copies small exit blocks (``return x``) into each predecessor; undo it so
+    that the branches meet again. Identical exit blocks become one, and so do the
+    identical blocks that run straight into them (the rest of a copied exit block)."""
+    alias = {}
+    facts = {}  # computed once, when needed: handler owners, dominators
+    changed = True
+    while changed:
+        changed = False
+        seen = {}
+        for bid in cfg.order:
+            blk = cfg.blocks[bid]
+            if bid in alias or len(blk.instrs) > 4:
+                continue
+            if not V.KEEPS_DEAD_JUMPS and [i.opname for i in blk.instrs] == ["POP_EXCEPT", "JUMP"]:
+                key = _clause_end_key(cfg, blk, alias, facts)
+                if key is None:
+                    continue
+            else:
+                if blk.last.opname in ("RETURN_VALUE", "RERAISE") or _is_bare_raise(blk.last):
+                    after = None
+                elif cfg.merge_tails and blk.last.opname not in TERMINATORS and \
+                        blk.last.target is None and blk.end in cfg.blocks:
+                    after = alias.get(blk.end, blk.end)
+                else:
+                    continue
+                if after is not None and after == bid:
+                    continue
+                prev = cfg.instrs[bid - 1] if bid > 0 else None
+                key = (exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None,
+                       after)
+                if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
+                    # a re-raise is only ever copied within the handler it ends: re-raises
+                    # of different handlers (or of a finally body's two copies) stay apart
+                    key += (_filled_facts(cfg, facts)["owner"].get(bid),)
+            if key in seen:
+                alias[bid] = seen[key]
+                changed = True
+            else:
+                seen[key] = bid
+    return alias
+
+def _clause_end_key(cfg, blk, alias, facts):
+    """What makes two `POP_EXCEPT; JUMP` blocks one (3.10+): the end of an except
+    clause and its copy after a `break` out of a loop that ends the clause go on to
+    the same place, whatever their lines. Only within one try statement (the
+    clauses of two go on alike by chance), and not a `continue` in the clause (a
+    jump back to a head that dominates it: kept apart from the clause's end). Up to
+    3.9 the dead pair after a `continue` in a clause tells it apart: those stay."""
+    facts = _filled_facts(cfg, facts, dominators=True)
+    dom, index = facts["dom"], facts["index"]
+    to = alias.get(blk.last.target, blk.last.target)
+    if to in index and dom[blk.id] >> index[to] & 1:
+        return None
+    return ("POP_EXCEPT", blk.handler.target if blk.handler else None, to,
+            facts["owner"].get(blk.id))
+
+def _filled_facts(cfg, facts, dominators=False):
+    """``facts`` with the handler owners (and the dominators) filled in once."""
+    if "owner" not in facts:
+        facts["owner"] = _handler_owners(cfg)
+    if dominators and "dom" not in facts:
+        facts["dom"], facts["index"] = dominance.dominators(cfg)
+    return facts
+
+def _handler_owners(cfg):
+    """For each block, the nearest handler entry that dominates it (None outside
+    handlers): whose handler code the block is part of."""
+    dom, index = dominance.dominators(cfg)
+    targets = [t for t in {e.target for e in cfg.entries} if t in index]
+    owners = {}
+    for b in cfg.order:
+        inside = [t for t in targets if dom[b] >> index[t] & 1]
+        if inside:
+            owners[b] = max(inside, key=lambda t: bin(dom[t]).count("1"))
+    return owners
