@@ -201,3 +201,10 @@ SEND_KEEPS_RECEIVER = SEND_KEEPS_ITER
 
 # 3.10 starts a generator frame with the first send()'s None on the stack (GEN_START).
 GENERATOR_STARTS_WITH_VALUE = PY == (3, 10)
+
+# -- printing (not bytecode, but a per-version fact all the same) ------------------------
+# ``ast.unparse`` exists from 3.9 (3.8 prints through the ``astunparse`` backport); the
+# torch layer's readable rewrites need it and are skipped without it.
+HAS_AST_UNPARSE = PY >= (3, 9)
+# 3.8's ast wraps a subscript's index in ``ast.Index`` (and slices in ``ast.ExtSlice``).
+SUBSCRIPT_INDEX_WRAPPED = PY < (3, 9)

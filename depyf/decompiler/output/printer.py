@@ -5,8 +5,8 @@ backport (a 3.8-only dependency). Internal markers that leak into the tree are r
 as a Mismatch instead of printing broken code.
 """
 import ast
-import sys
 
+from ...bytecode import versions as V
 from ..mismatch import Mismatch
 from ..symbolic.markers import Marker, PseudoStmt
 from .. import facts
@@ -25,7 +25,7 @@ class _Check(ast.NodeVisitor):
                     self.visit(item)
 
 
-if sys.version_info >= (3, 9):
+if V.HAS_AST_UNPARSE:
     class _Unparser(ast._Unparser):
         """``ast.unparse``, but a comprehension filter marked ``OWN_LINE`` starts a new
         line: the compiler's jumps differ when a filter is not on its element's line; and
@@ -56,7 +56,7 @@ if sys.version_info >= (3, 9):
 
 
 def unparse(node, indentation=4):
-    if sys.version_info >= (3, 9):
+    if V.HAS_AST_UNPARSE:
         text = _Unparser().visit(node)
     else:  # pragma: no cover - exercised on 3.8 only
         import astunparse

@@ -42,8 +42,8 @@ calls do run (they open and close a profiler range), so that copy is for reading
 it is the one shown in ``full_code_for_<fn>_<n>.py``.
 """
 import ast
-import sys
 
+from ...bytecode import versions as V
 from . import lists
 from .facts import Facts, bound_before
 from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
@@ -75,7 +75,7 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
 
 def drop_profiling_calls(source):
     """``source`` without the profiler calls (and their temporaries) only."""
-    if sys.version_info < (3, 9):
+    if not V.HAS_AST_UNPARSE:
         return source
     tree = ast.parse(source)
     changed = False
@@ -89,7 +89,7 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
     """``source`` (a module holding ``def func_name``) with the function folded; the
     source unchanged where it cannot be parsed or printed (Python 3.8: no ``ast.unparse``).
     ``keep``: names never to remove or rename (e.g. the original frame's variables)."""
-    if sys.version_info < (3, 9):
+    if not V.HAS_AST_UNPARSE:
         return source
     try:
         tree = ast.parse(source)
