@@ -208,3 +208,36 @@ GENERATOR_STARTS_WITH_VALUE = PY == (3, 10)
 HAS_AST_UNPARSE = PY >= (3, 9)
 # 3.8's ast wraps a subscript's index in ``ast.Index`` (and slices in ``ast.ExtSlice``).
 SUBSCRIPT_INDEX_WRAPPED = PY < (3, 9)
+
+# -- structuring (decompiler/structure): opname groups over normalized instructions -----
+# (The conditional jumps are ``flow.instructions.COND_JUMPS``, the block ends without a
+# fall-through ``flow.instructions.TERMINATORS``.)
+
+# Ends of a block that the emitter handles itself instead of running them symbolically.
+BLOCK_CONTROL = frozenset(["JUMP", "FOR_ITER", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "SEND",
+                           "YIELD_VALUE_JUMP"])
+
+# Instructions that raise: a written `raise`, and the compiler's re-raise.
+RAISES = frozenset(["RAISE_VARARGS", "RERAISE"])
+
+# How a handler passes its exception on when nothing caught it (3.8: END_FINALLY).
+HANDLER_RERAISES = frozenset(["RERAISE", "END_FINALLY"])
+
+# What a way out of a loop may run when it only cleans up on its way to where the
+# enclosing construct ends (drops values and blocks, then jumps).
+CLEANUP_ONLY = frozenset(["POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"])
+
+# What a `return None` of its own may run first, unlike the implicit one after a statement.
+NOT_BEFORE_IMPLICIT_RETURN = frozenset([
+    "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "POP_EXCEPT", "DELETE_FAST",
+    "DELETE_NAME", "DELETE_DEREF", "POP_BLOCK", "WITH_EXCEPT_START", "CALL_FINALLY",
+    "END_FINALLY"])
+
+# 3.8: block-stack set-ups whose END_FINALLY closes inside an enclosing finally body.
+SETUPS_ENDING_IN_END_FINALLY = frozenset(["SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"])
+
+# Up to 3.10: the clean-up handler of `except E as name` starts by binding None to the
+# name and deleting it (then re-raises), one triple per kind of variable.
+EXC_NAME_CLEANUPS = frozenset([("LOAD_CONST", "STORE_FAST", "DELETE_FAST"),
+                               ("LOAD_CONST", "STORE_NAME", "DELETE_NAME"),
+                               ("LOAD_CONST", "STORE_DEREF", "DELETE_DEREF")])

@@ -24,19 +24,11 @@ from ..symbolic import markers as M
 from ..symbolic import exprs as E
 from ...bytecode import versions as V
 from ..flow.cfg import CFG
-from ..flow.instructions import EXPLICIT_BACK, IMPLICIT_BACK
+from ..flow.instructions import COND_JUMPS, EXPLICIT_BACK, IMPLICIT_BACK, TERMINATORS
 from ..symbolic.markers import Marker
 from .. import facts
 from ..facts import Fact
 
-COND = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
-        "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
-
-
-# what a `return None` of its own may run first, unlike the implicit one after a statement
-_NOT_BEFORE_IMPLICIT_RETURN = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "POP_EXCEPT",
-                               "DELETE_FAST", "DELETE_NAME", "DELETE_DEREF", "POP_BLOCK",
-                               "WITH_EXCEPT_START", "CALL_FINALLY", "END_FINALLY"}
 
 
 class Ctx:
@@ -104,6 +96,13 @@ class Emitter:
         self.cfg = CFG(instrs, entries, merge_exits=not executor.temps,
                        merge_tails=merge_tails and not executor.temps, extra_leaders=starts)
         self.ex = executor
+        self._dom = self.cfg.dominators()  # (dominator bit masks, block index)
+        # handler target -> the blocks it protects
+        self._protected = {}
+        for blk in self.cfg.blocks.values():
+            if blk.handler is not None:
+                self._protected.setdefault(blk.handler.target, []).append(blk.id)
+        self._region_cache = {}  # (start, target) of an entry -> ``region_of`` it
         self._find_loops()
         self._classify_handlers()
         self._emitting_loops = set()
@@ -116,11 +115,11 @@ class Emitter:
         for blk in self.cfg.blocks.values():
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
                 self.latches[blk.id] = []  # a for loop, even one whose body never loops back
-        dom, index = self.cfg.dominators()
+        dom, index = self._dom
         dead = []
         for blk in self.cfg.blocks.values():
             last = blk.last
-            if last.target is None or last.opname not in COND | {"JUMP"}:
+            if last.target is None or last.opname not in COND_JUMPS | {"JUMP"}:
                 continue
             head = self.cfg.target(last)
             if blk.id in dom and blk.id != self.cfg.order[0] and dom[blk.id] == 1 << index[blk.id]:
@@ -140,12 +139,6 @@ class Emitter:
     def loop_body(self, header):
         """The blocks from which the loop goes back to ``header``; a handler inside the
         loop that goes back is reached from the code it protects (after the header)."""
-        if not hasattr(self, "_protected"):
-            self._protected = {}
-            for blk in self.cfg.blocks.values():
-                if blk.handler is not None:
-                    self._protected.setdefault(blk.handler.target, []).append(blk.id)
-            self._dom = self.cfg.dominators()
         dom, index = self._dom
         body = {header}
         work = list(self.latches.get(header, ()))
@@ -163,7 +156,7 @@ class Emitter:
         clean-up after a raise in a handler): 3.8/3.9 leave it unprotected even when a
         try statement holds the whole loop."""
         body = self.loop_body(header)
-        dom, index = self._dom  # (set up by loop_body) dead code dominates only itself
+        dom, index = self._dom  # dead code dominates only itself
         return {b for b in body if b == header or b in dom and dom[b] != 1 << index[b]}
 
     def _classify_handlers(self):
@@ -181,25 +174,19 @@ class Emitter:
             elif ops[:1] == ["END_ASYNC_FOR"] or ops[:2] == ["CLEANUP_THROW", "END_SEND"] or \
                     ops[:1] == ["CLEANUP_THROW"]:
                 kind = "cleanup"
-            elif ops[:1] == ["COPY"] and not self._is_311():
+            elif ops[:1] == ["COPY"] and not V.HAS_EXCEPTION_TABLE:
                 kind = "try"
-            elif self._is_311():
+            elif V.HAS_EXCEPTION_TABLE:
                 kind = "cleanup"
             else:
                 kind = self._classify_old(e.target, ops)
             self.handler_kind[e.target] = kind
 
-    def _is_311(self):
-        from ...bytecode import versions
-        return versions.HAS_EXCEPTION_TABLE
-
     def _classify_old(self, target, ops):
         # up to 3.10: `except E as e` bodies are protected by a cleanup that deletes e
         instrs = self.cfg.instrs[target:target + 5]
-        if [i.opname for i in instrs[:3]] == ["LOAD_CONST", "STORE_FAST", "DELETE_FAST"] or \
-                [i.opname for i in instrs[:3]] == ["LOAD_CONST", "STORE_NAME", "DELETE_NAME"] or \
-                [i.opname for i in instrs[:3]] == ["LOAD_CONST", "STORE_DEREF", "DELETE_DEREF"]:
-            if instrs[0].argval is None and instrs[3].opname in ("RERAISE", "END_FINALLY"):
+        if tuple(i.opname for i in instrs[:3]) in V.EXC_NAME_CLEANUPS:
+            if instrs[0].argval is None and instrs[3].opname in V.HANDLER_RERAISES:
                 return "cleanup"
         return "try"
 
@@ -225,7 +212,7 @@ class Emitter:
     def region_of(self, entry):
         """Blocks protected by ``entry``, directly or through nested handlers."""
         key = (entry.start, entry.target)
-        cache = self.__dict__.setdefault("_region_cache", {})
+        cache = self._region_cache
         if key in cache:
             return cache[key]
         region = set()
@@ -354,14 +341,12 @@ class Emitter:
                 if bid is None:
                     return out, stack
                 continue
-            control = last.opname in COND or last.opname in ("JUMP", "FOR_ITER", "RETURN_VALUE",
-                                                             "RAISE_VARARGS", "RERAISE", "SEND",
-                                                             "YIELD_VALUE_JUMP")
+            control = last.opname in COND_JUMPS or last.opname in V.BLOCK_CONTROL
             self.ex.run(body[:-1] if control else body, stack, out)
-            if self.ex.temps and (last.opname in COND or last.opname == "JUMP" or not control):
+            if self.ex.temps and (last.opname in COND_JUMPS or last.opname == "JUMP" or not control):
                 # values kept across blocks are bound to temporaries (the condition itself
                 # stays on top, evaluated after them)
-                if last.opname in COND and stack:
+                if last.opname in COND_JUMPS and stack:
                     cond = stack.pop()
                     self.ex.flush(stack, out)
                     stack.append(cond)
@@ -390,7 +375,7 @@ class Emitter:
             if op == "RERAISE":
                 out.append(_reraise())
                 return out, None
-            if op in COND:
+            if op in COND_JUMPS:
                 stmts, bid, stack = self.emit_branch(blk, ctx, stack)
                 out.extend(stmts)
                 if stack is None:
@@ -443,7 +428,7 @@ class Emitter:
             # the clean-up of an `except ... as e` that an explicit `return` runs first)
             prev = self.cfg.instrs[ins.index - 2]
             facts.note(node, Fact.IMPLICIT, (load.line is None or load.line == prev.line) and
-                       prev.target is None and prev.opname not in _NOT_BEFORE_IMPLICIT_RETURN)
+                       prev.target is None and prev.opname not in V.NOT_BEFORE_IMPLICIT_RETURN)
         if V.RETURN_CONST_FUSED:
             facts.note(node, Fact.CONST_STMT, ins.extra == "const")
             prev = self.cfg.instrs[ins.index - 1] if ins.index > 0 else None
@@ -465,7 +450,7 @@ class Emitter:
         op = last.opname
         fall = self.cfg.fall(blk)
         jump = self.cfg.target(last)
-        if op in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+        if op in V.JUMP_OR_POP:
             value = stack[-1]
             if op == "JUMP_IF_FALSE_OR_POP":
                 return value, fall, jump, True
@@ -538,7 +523,7 @@ class Emitter:
                 continue
             bblk = self.cfg[to_b]
             op = bblk.last.opname
-            if op not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP") or self.cfg.fall(bblk) != to_r \
+            if op not in V.JUMP_OR_POP or self.cfg.fall(bblk) != to_r \
                     or len(bblk.preds) != 1:
                 continue
             st, out = list(stack), []
@@ -661,7 +646,7 @@ class Emitter:
         `continue` statement only that test leads to (3.12+): `if a: continue` +
         `if b: continue` are two statements, not `if a or b: continue`."""
         last = self.cfg[bid].last
-        return last.extra == EXPLICIT_BACK and last.opname in COND and self.cfg.target(last) == target
+        return last.extra == EXPLICIT_BACK and last.opname in COND_JUMPS and self.cfg.target(last) == target
 
     def _implicit_back(self, bids):
         """Loop heads the condition blocks ``bids`` jump back to as the end of the loop
@@ -669,7 +654,7 @@ class Emitter:
         out = set()
         for b in bids:
             last = self.cfg[b].last
-            if last.extra == IMPLICIT_BACK and last.opname in COND:
+            if last.extra == IMPLICIT_BACK and last.opname in COND_JUMPS:
                 out.add(self.cfg.target(last))
         return out
 
@@ -796,7 +781,7 @@ class Emitter:
         else:
             return None
         blk = self.cfg[t_true]
-        if blk.last.opname not in COND or len(blk.preds) != 1:
+        if blk.last.opname not in COND_JUMPS or len(blk.preds) != 1:
             return None
         trial = self._trial_condition(blk, stack)
         if trial is None:
@@ -981,8 +966,8 @@ class Emitter:
                 if nxt in ctx.sinks() or nxt not in self.cfg.blocks:
                     continue
                 nblk = self.cfg[nxt]
-                if not set(nblk.preds) <= folded or nblk.last.opname not in COND or \
-                        nblk.last.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                if not set(nblk.preds) <= folded or nblk.last.opname not in COND_JUMPS or \
+                        nblk.last.opname in V.JUMP_OR_POP:
                     continue
                 if nxt in self.latches or (ctx.region is not None and nxt not in ctx.region):
                     continue
@@ -1078,7 +1063,7 @@ class Emitter:
         """(test, true target, false target) when block ``bid`` starts a condition that
         leaves ``stack`` as it found it, else None."""
         blk = self.cfg[bid]
-        if blk.last.opname not in COND or blk.last.opname in V.JUMP_OR_POP:
+        if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP:
             return None
         trial = self._trial_condition(blk, stack)
         if trial is None:
@@ -1139,7 +1124,6 @@ class Emitter:
         """Where except clauses of try statements inside the loop ``body`` go on (after
         POP_EXCEPT) outside it: a `break` in the clause. The clause is no part of the
         body (it does not go back to the head), so the body's own edges miss that exit."""
-        self.loop_body(next(iter(body)))  # (sets up _protected)
         out = set()
         for target, protected in self._protected.items():
             if target in body or not protected or not set(protected) <= body:
@@ -1196,7 +1180,7 @@ class Emitter:
             return False
         for b in self.cfg.reachable(bid, set()):
             blk = self.cfg[b]
-            if not blk.succs and blk.last.opname not in ("RAISE_VARARGS", "RERAISE"):
+            if not blk.succs and blk.last.opname not in V.RAISES:
                 return False
         return True
 
@@ -1209,7 +1193,7 @@ class Emitter:
                 return False
             seen.add(bid)
             blk = self.cfg[bid]
-            if len(blk.succs) != 1 or any(i.opname not in _CLEANUP_OPS for i in blk.instrs):
+            if len(blk.succs) != 1 or any(i.opname not in V.CLEANUP_ONLY for i in blk.instrs):
                 return False
             bid = blk.succs[0]
         return True
@@ -1313,8 +1297,8 @@ class Emitter:
         classic = self._emit_classic_while(blk, body, ctx, stack)
         if classic is not None:
             return classic
-        tested_at_end = latch is not None and latch.last.opname in COND and \
-            latch.last.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
+        tested_at_end = latch is not None and latch.last.opname in COND_JUMPS and \
+            latch.last.opname not in V.JUMP_OR_POP
         if tested_at_end:
             jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
             exit_ = fall if jump == header else jump
@@ -1357,7 +1341,7 @@ class Emitter:
         the block's statements aside; None when ``blk`` does not end in such a test.
         ``entered``: ``stack`` is what the block leaves, not what it starts with (its
         statements may use values from before it: those are stand-ins)."""
-        if blk.last.opname not in COND or blk.last.opname in V.JUMP_OR_POP:
+        if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP:
             return None
         pads = [Marker() for _ in range(4)] if entered else []
         st = list(stack) + pads
@@ -1413,8 +1397,7 @@ class Emitter:
         `if c: do { body } while (c)`, and the head is a loop of its own only when a
         `continue` jumps back to it: then the do-while's latches are continues too.
         None when the head is not such a test."""
-        if blk.last.opname not in COND or blk.last.opname in ("JUMP_IF_FALSE_OR_POP",
-                                                              "JUMP_IF_TRUE_OR_POP"):
+        if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP:
             return None
         trial = self._trial_condition(blk, stack)
         if trial is None:
@@ -1469,7 +1452,7 @@ class Emitter:
         through = self.cfg.through_jumps
         for bid in latches:
             lblk = self.cfg[bid]
-            if lblk.last.opname not in COND or lblk.last.opname in V.JUMP_OR_POP or \
+            if lblk.last.opname not in COND_JUMPS or lblk.last.opname in V.JUMP_OR_POP or \
                     not _same_entry(self.effective_handler(bid), self.effective_handler(first)):
                 return None
             st = list(stack)
@@ -1509,10 +1492,10 @@ class Emitter:
         outside = self._fold_bare_jump_exits(outside, region)
         exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
-        self._enter = enter  # the region starts at the head of the loop being emitted
+        # (``enter``: the region starts at the head of the loop being emitted)
         if kind == "with":
-            return self._emit_with(bid, entry, inner, ctx, stack, exit_block)
-        return self._emit_try(bid, entry, inner, ctx, stack, exit_block)
+            return self._emit_with(bid, entry, inner, ctx, stack, exit_block, enter)
+        return self._emit_try(bid, entry, inner, ctx, stack, exit_block, enter)
 
     def _fold_bare_jump_exits(self, exits, region):
         """3.13 leaves the jump that ends an arm of a try body out of the protected range:
@@ -1545,7 +1528,7 @@ class Emitter:
         return to in exits and to < bid and to not in self.latches and all(
             any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds)
 
-    def _emit_with(self, bid, entry, inner, ctx, stack, exit_block):
+    def _emit_with(self, bid, entry, inner, ctx, stack, exit_block, enter):
         exit_marker = None
         for v in reversed(stack):
             if isinstance(v, M.WithExit):
@@ -1553,7 +1536,7 @@ class Emitter:
                 break
         if exit_marker is None:
             raise Mismatch("with block without a context manager", function=self.code.co_name)
-        body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
+        body, body_stack = self.seq(bid, inner, stack, enter=enter)
         target = None
         if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, M.EnterResult):
             target = body[0].targets[0]
@@ -1695,7 +1678,7 @@ class Emitter:
                 continue
             for k, ins in enumerate(blk.instrs):
                 last = k == len(blk.instrs) - 1
-                if last and ins.opname in COND | {"JUMP", "RETURN_VALUE", "FOR_ITER"}:
+                if last and ins.opname in COND_JUMPS | {"JUMP", "RETURN_VALUE", "FOR_ITER"}:
                     # exit call finished inside this block?  continue normally from here
                     break
                 self.ex.run([ins], st, out)
@@ -1714,8 +1697,7 @@ class Emitter:
         if not rest_instrs:
             return out, self.cfg.fall(blk), stack
         last = rest_instrs[-1]
-        control = last.opname in COND or last.opname in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS",
-                                                         "RERAISE", "FOR_ITER")
+        control = last.opname in COND_JUMPS or last.opname in TERMINATORS or last.opname == "FOR_ITER"
         self.ex.run(rest_instrs[:-1] if control else rest_instrs, stack, out)
         if not control:
             return out, self.cfg.fall(blk), stack
@@ -1731,7 +1713,7 @@ class Emitter:
         if op == "RERAISE":
             out.append(_reraise())
             return out, None, None
-        if op in COND:
+        if op in COND_JUMPS:
             stmts, nxt, st = self.emit_branch(blk, ctx, stack)
             return out + stmts, nxt, st
         raise Mismatch("unexpected instruction after a with exit", opname=op,
@@ -1859,7 +1841,7 @@ class Emitter:
         if V.HANDLERS_AT_END or not V.HAS_EXCEPTION_TABLE:
             return False
         return any(self.cfg.fall(self.cfg[b]) == exit_block and
-                   self.cfg[b].last.opname not in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
+                   self.cfg[b].last.opname not in TERMINATORS
                    for b in self.region_of(entry))
 
     def _continue_in_clause(self, jump):
@@ -1909,7 +1891,7 @@ class Emitter:
                 if ops[-2:] == ["POP_EXCEPT", "JUMP"] and not self._continue_in_clause(last):
                     heads.add(self.cfg.target(last))
                 continue
-            if ops[-1] not in ("END_FINALLY", "RERAISE"):  # (the exception goes on: not a clause)
+            if ops[-1] not in V.HANDLER_RERAISES:  # (the exception goes on: not a clause)
                 work.extend(blk.succs)
         if len(heads) == 1 and heads <= ctx.loop.continue_targets:
             return heads.pop()
@@ -1929,7 +1911,7 @@ class Emitter:
         """3.8: the END_FINALLY closing the finally body that begins at ``start``."""
         depth = 0
         for ins in self.cfg.instrs[start:]:
-            if ins.opname in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+            if ins.opname in V.SETUPS_ENDING_IN_END_FINALLY:
                 depth += 1
             elif ins.opname == "END_FINALLY":
                 if depth == 0:
@@ -1937,13 +1919,13 @@ class Emitter:
                 depth -= 1
         return None
 
-    def _emit_try_38(self, bid, entry, inner, ctx, stack):
+    def _emit_try_38(self, bid, entry, inner, ctx, stack, enter):
         """3.8 try/finally: the normal path falls into the finally body, which ends in
         END_FINALLY (returns and breaks reach it through CALL_FINALLY instead)."""
         end = self._end_finally_of(entry.target)
         if end is None:
             raise Mismatch("finally without END_FINALLY", function=self.code.co_name)
-        body, body_stack = self.seq(bid, inner.but(region_exit=entry.target), stack, enter=self._enter)
+        body, body_stack = self.seq(bid, inner.but(region_exit=entry.target), stack, enter=enter)
         final, _ = self.seq(entry.target, ctx.but(stop=end), stack + [M.FinallyMarker()])
         node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
         nxt = self.cfg.fall(self.cfg[end])
@@ -2011,10 +1993,10 @@ class Emitter:
         self._clause_returns += 1
         return more
 
-    def _emit_try(self, bid, entry, inner, ctx, stack, exit_block):
+    def _emit_try(self, bid, entry, inner, ctx, stack, exit_block, enter):
         if exit_block is not None and exit_block == entry.target:
-            return self._emit_try_38(bid, entry, inner, ctx, stack)
-        body, body_stack = self.seq(bid, inner, stack, enter=self._enter)
+            return self._emit_try_38(bid, entry, inner, ctx, stack, enter)
+        body, body_stack = self.seq(bid, inner, stack, enter=enter)
         if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None and \
                 not any(isinstance(v, M.Marker) for v in body_stack[len(stack):]):
             # `return x` in the body: the value leaves the protected range on the stack
@@ -2036,8 +2018,7 @@ class Emitter:
                 body_stack, exit_block = None, None
         if self._is_star_handler(entry.target):
             return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
-        handler_stack = stack[:entry.depth] if self._is_311() else list(stack)
-        if self._is_311():
+        if V.HAS_EXCEPTION_TABLE:
             handler_stack = list(stack) + [M.ExcValue()]
         else:
             handler_stack = list(stack) + [M.PrevExc(), M.PrevExc(), M.PrevExc(),
@@ -2138,8 +2119,6 @@ class Emitter:
 # how far into a with statement's handler its __exit__ call (awaited for async with)
 # and the test of what it returned lie
 _WITH_EXIT_WINDOW = 12
-
-_CLEANUP_OPS = {"POP_TOP", "POP_EXCEPT", "POP_BLOCK", "JUMP"}
 
 
 def _reraise():
