@@ -1,0 +1,259 @@
+"""Facts about the CFG that the construct families share: loop latches and bodies, the
+kind of each exception handler, the region a handler protects, leaders the CFG must
+split at, and small path questions (does a block only raise, only jump on, ...)."""
+from ...bytecode import versions as V
+from ..flow.instructions import COND_JUMPS
+from .helpers import WITH_EXIT_WINDOW, first_op, same_entry
+
+
+class Analysis:
+    """Mixin of ``Emitter``: the analyses, over ``self.cfg`` (set up in ``__init__``)."""
+
+    def _find_loops(self):
+        self.latches = {}
+        for blk in self.cfg.blocks.values():
+            if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
+                self.latches[blk.id] = []  # a for loop, even one whose body never loops back
+        dom, index = self._dom
+        dead = []
+        for blk in self.cfg.blocks.values():
+            last = blk.last
+            if last.target is None or last.opname not in COND_JUMPS | {"JUMP"}:
+                continue
+            head = self.cfg.target(last)
+            if blk.id in dom and blk.id != self.cfg.order[0] and dom[blk.id] == 1 << index[blk.id]:
+                dead.append((blk.id, head))
+                continue
+            # a back edge goes to a block that dominates its source (handlers placed after
+            # the code they return to jump backwards without looping)
+            if head in index and blk.id in dom and dom[blk.id] >> index[head] & 1 and \
+                    self.cfg[head].last.opname != "SEND":
+                self.latches.setdefault(head, []).append(blk.id)
+        for bid, head in dead:
+            # code nothing reaches (the jump back after a loop's last break) belongs to
+            # the loop it jumps to; it makes no loop of its own
+            if head in self.latches and bid > head:
+                self.latches[head].append(bid)
+
+    def loop_body(self, header):
+        """The blocks from which the loop goes back to ``header``; a handler inside the
+        loop that goes back is reached from the code it protects (after the header)."""
+        dom, index = self._dom
+        body = {header}
+        work = list(self.latches.get(header, ()))
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(self.cfg[b].preds)
+            work.extend(p for p in self._protected.get(b, ()) if p in dom and dom[p] >> index[header] & 1)
+        return body
+
+    def _live_loop_body(self, header):
+        """The loop's blocks but dead code (the jump back after its last break, the
+        clean-up after a raise in a handler): 3.8/3.9 leave it unprotected even when a
+        try statement holds the whole loop."""
+        body = self.loop_body(header)
+        dom, index = self._dom  # dead code dominates only itself
+        return {b for b in body if b == header or b in dom and dom[b] != 1 << index[b]}
+
+    def _classify_handlers(self):
+        """Kind of each handler target: 'try', 'with', or 'cleanup' (compiler-internal)."""
+        self.handler_kind = {}
+        for e in self.cfg.entries:
+            if e.target in self.handler_kind or e.target not in self.cfg.blocks:
+                continue
+            ops = [i.opname for i in self.cfg.instrs[e.target:e.target + 6]]
+            if ops[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or ops[:1] in (
+                    ["WITH_EXCEPT_START"], ["WITH_CLEANUP_START"]):
+                kind = "with"
+            elif ops[:1] == ["PUSH_EXC_INFO"]:
+                kind = "try"
+            elif ops[:1] == ["END_ASYNC_FOR"] or ops[:2] == ["CLEANUP_THROW", "END_SEND"] or \
+                    ops[:1] == ["CLEANUP_THROW"]:
+                kind = "cleanup"
+            elif ops[:1] == ["COPY"] and not V.HAS_EXCEPTION_TABLE:
+                kind = "try"
+            elif V.HAS_EXCEPTION_TABLE:
+                kind = "cleanup"
+            else:
+                kind = self._classify_old(e.target, ops)
+            self.handler_kind[e.target] = kind
+
+    def _classify_old(self, target, ops):
+        # up to 3.10: `except E as e` bodies are protected by a cleanup that deletes e
+        instrs = self.cfg.instrs[target:target + 5]
+        if tuple(i.opname for i in instrs[:3]) in V.EXC_NAME_CLEANUPS:
+            if instrs[0].argval is None and instrs[3].opname in V.HANDLER_RERAISES:
+                return "cleanup"
+        return "try"
+
+    def effective_handler(self, bid):
+        """The innermost handler of a block that is a try/with (not compiler cleanup)."""
+        e = self.cfg[bid].handler
+        seen = set()
+        while e is not None and self.handler_kind.get(e.target) == "cleanup":
+            if e.target in seen:
+                return None
+            seen.add(e.target)
+            e = self.cfg[e.target].handler if e.target in self.cfg.blocks else None
+        return e
+
+    def handler_chain(self, bid):
+        chain = []
+        e = self.effective_handler(bid)
+        while e is not None:
+            chain.append(e)
+            e = self.effective_handler(e.target) if e.target in self.cfg.blocks else None
+        return chain[::-1]  # outermost first
+
+    def region_of(self, entry):
+        """Blocks protected by ``entry``, directly or through nested handlers."""
+        key = (entry.start, entry.target)
+        cache = self._region_cache
+        if key in cache:
+            return cache[key]
+        region = set()
+        for bid in self.cfg.order:
+            chain = self.handler_chain(bid)
+            if any(e.target == entry.target for e in chain):
+                region.add(bid)
+        cache[key] = region
+        return region
+
+    def _only_raises(self, bid):
+        """Whether every path from block ``bid`` ends in a raise."""
+        if bid not in self.cfg.blocks:
+            return False
+        for b in self.cfg.reachable(bid, set()):
+            blk = self.cfg[b]
+            if not blk.succs and blk.last.opname not in V.RAISES:
+                return False
+        return True
+
+    def _only_cleanup_to(self, bid, ends):
+        """Whether block ``bid`` leads to one of ``ends`` dropping values on the way, and
+        nothing else (a break that leaves for where the enclosing construct ends)."""
+        seen = set()
+        while bid not in ends:
+            if bid in seen or bid not in self.cfg.blocks:
+                return False
+            seen.add(bid)
+            blk = self.cfg[bid]
+            if len(blk.succs) != 1 or any(i.opname not in V.CLEANUP_ONLY for i in blk.instrs):
+                return False
+            bid = blk.succs[0]
+        return True
+
+    def _goes_on(self, bid, ends, sinks, region):
+        """Whether a path from ``bid`` reaches one of ``ends`` (some of ``sinks``)."""
+        if bid in ends:
+            return True
+        reach = self.cfg.reachable(bid, sinks, region)
+        return any(s in ends for b in reach for s in self.cfg[b].succs)
+
+    def _leaves_to(self, bid, end, sinks, region):
+        """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``), also through
+        a bare jump outside ``region`` (3.13 leaves the jump after a POP_EXCEPT in an
+        enclosing try body unprotected)."""
+        if bid == end:
+            return True
+        reach = self.cfg.reachable(bid, sinks, region)
+        return any(s == end or self.cfg.through_jumps(s) == end
+                   for b in reach for s in self.cfg[b].succs)
+
+    def _bare_jump_to(self, bid, target):
+        """Whether block ``bid`` only jumps forward (through other such blocks) to
+        ``target``."""
+        blk = self.cfg.blocks.get(bid)
+        return blk is not None and [i.opname for i in blk.instrs] == ["JUMP"] and \
+            target is not None and target > bid and self.cfg.through_jumps(bid) == target
+
+    def _jumps_back_to(self, bid, exits):
+        """Whether block ``bid`` is where an inner handler that ended (POP_EXCEPT: a with
+        that suppressed, an except clause) only jumps back to one of ``exits`` laid out
+        before it: the same way out as that exit."""
+        blk = self.cfg.blocks.get(bid)
+        if blk is None or [i.opname for i in blk.instrs] != ["JUMP"] or not blk.preds:
+            return False
+        to = self.cfg.through_jumps(bid)
+        return to in exits and to < bid and to not in self.latches and all(
+            any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds)
+
+    def _bare_return(self, bid):
+        """Whether block ``bid`` only returns the value on top of the stack."""
+        return bid in self.cfg.blocks and [i.opname for i in self.cfg[bid].instrs] == ["RETURN_VALUE"]
+
+    def _unreached(self, blk):
+        """Whether nothing reaches block ``blk`` (3.8: but the end of an except chain, an
+        END_FINALLY that only falls through when no exception is on)."""
+        return not any(e.target == blk.id for e in self.cfg.entries) and \
+            all(self.cfg[p].instrs[-1].opname == "END_FINALLY" for p in blk.preds)
+
+    def _reach_with_handlers(self, bid, ctx):
+        """Blocks reached from ``bid``, the handlers of try statements met on the way
+        included (not the handler of the construct being emitted)."""
+        seen, work = set(), [bid]
+        sinks = ctx.sinks()
+        while work:
+            b = work.pop()
+            if b in seen or b in sinks or b not in self.cfg.blocks or \
+                    (ctx.region is not None and b not in ctx.region):
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            work.extend(blk.succs)
+            if blk.handler is not None and not same_entry(blk.handler, ctx.handler):
+                work.append(blk.handler.target)
+        return seen
+
+    def _past_pop_blocks(self, bid):
+        """The first block from ``bid`` on that does more than POP_BLOCK (up to 3.10 a
+        try and a with each pop their block before the with's exit)."""
+        seen = set()
+        while bid in self.cfg.blocks and bid not in seen and len(self.cfg[bid].succs) == 1 and \
+                all(i.opname == "POP_BLOCK" for i in self.cfg[bid].instrs):
+            seen.add(bid)
+            bid = self.cfg[bid].succs[0]
+        return bid
+
+    def _joined_copy(self, bid):
+        """Whether block ``bid`` is one of the copies of an exit block that the CFG
+        joined into one (``CFG.alias``)."""
+        alias = self.cfg.alias
+        return bid in alias or bid in alias.values()
+
+
+def after_with_suppress(instrs):
+    """Where the code after a with statement starts when its __exit__ suppressed the
+    exception: the handler pops the exception state and the exit, then runs straight on
+    into that code when the compiler placed it there (3.9+)."""
+    out = set()
+    for ins in instrs:
+        if ins.opname != "WITH_EXCEPT_START":
+            continue
+        jump = first_op(instrs, ins.index + 1, WITH_EXIT_WINDOW - 1, "POP_JUMP_IF_TRUE")
+        if jump is None:
+            continue
+        pop = first_op(instrs, jump.target, 6, "POP_EXCEPT")
+        if pop is None:
+            continue
+        k = pop.index + 1
+        while k < len(instrs) and instrs[k].opname == "POP_TOP":
+            k += 1
+        out.add(k)
+    return out
+
+
+def after_except_star(instrs):
+    """Where the code after an except* handler starts (the handler's last POP_EXCEPT is
+    followed by it when the compiler copied it there instead of jumping)."""
+    out = set()
+    for ins in instrs:
+        if ins.opname == "PREP_RERAISE_STAR":
+            out.add(ins.index)  # where the last clause's body ends
+            pop = first_op(instrs, ins.index, 8, "POP_EXCEPT")
+            if pop is not None:
+                out.add(pop.index + 1)
+    return out

@@ -1,0 +1,268 @@
+"""Conditional jumps read as tests: the popped condition, short-circuit tests folded
+into one (`a and not b`), chained comparisons, and branches whose arms only leave
+values (and/or, conditional expressions). ``emit_branch`` decides between a value and
+an if statement (``branches``)."""
+import ast
+
+from ..mismatch import Mismatch
+from ..symbolic import markers as M
+from ..symbolic import exprs as E
+from ...bytecode import versions as V
+from ..flow.instructions import COND_JUMPS
+from .. import facts
+from ..facts import Fact
+from .helpers import pending_value, same_code, same_entry
+from .values import boolop, merge_exits, merge_stacks
+
+
+class Conditions:
+    """Mixin of ``Emitter``: conditions and value branches."""
+
+    def _condition(self, blk, stack):
+        """Pop the branch condition; return (test, true_target, false_target, keeps_value)."""
+        last = blk.last
+        op = last.opname
+        fall = self.cfg.fall(blk)
+        jump = self.cfg.target(last)
+        if op in V.JUMP_OR_POP:
+            value = stack[-1]
+            if op == "JUMP_IF_FALSE_OR_POP":
+                return value, fall, jump, True
+            return value, jump, fall, True
+        value = stack.pop()
+        if op == "POP_JUMP_IF_FALSE":
+            return value, fall, jump, False
+        if op == "POP_JUMP_IF_TRUE":
+            return value, jump, fall, False
+        if op == "POP_JUMP_IF_NONE":
+            return E.compare(value, ast.Is(), E.const(None)), jump, fall, False
+        if op == "POP_JUMP_IF_NOT_NONE":
+            return E.compare(value, ast.IsNot(), E.const(None)), jump, fall, False
+        raise Mismatch("unknown branch", opname=op, offset=last.offset)
+
+    def emit_branch(self, blk, ctx, stack):
+        test, t_true, t_false, keeps = self._condition(blk, stack)
+        if keeps:
+            # value-context and/or: jump keeps the value, fallthrough pops it
+            jump_stack = list(stack)
+            stack.pop()
+            fall_stack = stack
+            if blk.last.opname == "JUMP_IF_FALSE_OR_POP":
+                true_stack, false_stack = fall_stack, jump_stack
+            else:
+                true_stack, false_stack = jump_stack, fall_stack
+            return self._value_branch(test, t_true, t_false, true_stack, false_stack, ctx)
+        chain = set()  # the blocks that test the further links of a chained comparison
+        if isinstance(test, M.ExcMatch):
+            pass
+        elif pending_value(stack) and isinstance(test, ast.Compare) and stack[-1] is test.comparators[-1]:
+            chained = self._chained_condition(test, t_true, t_false, stack)
+            if chained is not None:
+                chain.add(t_true)
+                test, t_true, t_false = chained
+                stack.pop()
+            else:
+                return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
+        elif pending_value(stack) or (stack and stack[-1] is test):
+            if pending_value(stack) and stack[-1] is not test:
+                # the test of a conditional expression: `f(x, a if b and c else d)`
+                test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
+                try:
+                    return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
+                except Mismatch:
+                    pass
+                # 3.9+: a finally body copied between `return x` and its RETURN_VALUE
+                # runs its statements while x waits on the stack
+                stmts, nxt, st = self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded)
+                for node in stmts:
+                    facts.note(node, Fact.UNDER_PENDING_VALUE, True)
+                return stmts, nxt, st
+            return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
+        test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
+        try:
+            return self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded | chain)
+        except Mismatch:
+            operand = self._bool_operand(test, t_true, t_false, stack)
+            if operand is None:
+                raise
+        return self.emit_branch(operand[0], ctx, operand[1])
+
+    def _bool_operand(self, test, t_true, t_false, stack):
+        """3.8/3.9 `(a or b) and r`: a's jump skips b straight to r, and b ends in the
+        value-keeping jump of the `and` (likewise `(a and b) or r`). The value of a never
+        counts (r follows), so b's block can test `a or b` in its place: returns that
+        block and the stack to run its jump with, or None for any other shape."""
+        for to_r, to_b in ((t_true, t_false), (t_false, t_true)):
+            if to_b not in self.cfg.blocks:
+                continue
+            bblk = self.cfg[to_b]
+            op = bblk.last.opname
+            if op not in V.JUMP_OR_POP or self.cfg.fall(bblk) != to_r \
+                    or len(bblk.preds) != 1:
+                continue
+            st, out = list(stack), []
+            try:
+                self.ex.run(bblk.instrs[:-1], st, out)
+            except Mismatch:
+                return None
+            if out or len(st) != len(stack) + 1:
+                return None
+            goes_to_r = test if to_r == t_true else E.negate(test)
+            if op == "JUMP_IF_FALSE_OR_POP":
+                st[-1] = boolop(ast.Or, goes_to_r, st[-1])
+            else:
+                st[-1] = boolop(ast.And, E.negate(goes_to_r), st[-1])
+            return bblk, st
+        return None
+
+    def _trial_condition(self, blk, stack):
+        """Run a block that ends in a conditional jump on a copy of ``stack``: its
+        (test, true target, false target, stack after) when it only computes the test
+        (no statements, a popping jump), else None."""
+        st = list(stack)
+        out = []
+        try:
+            self.ex.run(blk.instrs[:-1], st, out)
+            test, t_true, t_false, keeps = self._condition(blk, st)
+        except Mismatch:
+            return None
+        if out or keeps:
+            return None
+        return test, t_true, t_false, st
+
+    def _chained_condition(self, test, t_true, t_false, stack):
+        """`if a < b < c:` keeps b on the stack; the false path pops it in a cleanup block."""
+        if t_true not in self.cfg.blocks or t_false not in self.cfg.blocks:
+            return None
+        clean = self.cfg[t_false]
+        ops = [i.opname for i in clean.instrs]
+        if ops in (["POP_TOP", "JUMP"], ["POP_TOP"]) and len(clean.succs) == 1:
+            false_target = clean.succs[0]  # (a copied exit there is merged with its original)
+        elif ops[0] == "POP_TOP" and len(ops) > 1 and not clean.succs:
+            # 3.10+ pasted the false arm (a `raise`, a `return`) after the cleanup's POP_TOP
+            false_target = None
+        else:
+            return None
+        blk = self.cfg[t_true]
+        if blk.last.opname not in COND_JUMPS or len(blk.preds) != 1:
+            return None
+        trial = self._trial_condition(blk, stack)
+        if trial is None:
+            return None
+        t2, tt, tf, st = trial
+        if not isinstance(t2, ast.Compare) or t2.left is not stack[-1]:
+            return None
+        if blk.last.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE") and false_target is not None \
+                and self.cfg.through_jumps(tt) == self.cfg.through_jumps(false_target):
+            # 3.11+ folds a last link `is None` into the jump, which goes where the
+            # chain is false: `x is y is None` jumps away when not None
+            flip = {ast.Is: ast.IsNot, ast.IsNot: ast.Is}[type(t2.ops[0])]
+            t2, tt, tf = ast.Compare(left=t2.left, ops=[flip()], comparators=t2.comparators), tf, tt
+        joined = ast.Compare(left=test.left, ops=test.ops + t2.ops,
+                             comparators=test.comparators + t2.comparators)
+        if len(st) == len(stack) and st[-1] is t2.comparators[-1] and tf == t_false:
+            deeper = self._chained_condition(joined, tt, tf, st)
+            return deeper
+        if len(st) != len(stack) - 1:
+            return None
+        if false_target is None:
+            if tf in self.cfg.blocks and same_code(self.cfg[tf].instrs, clean.instrs[1:]):
+                return joined, tt, tf
+        elif self.cfg.through_jumps(tf) == self.cfg.through_jumps(false_target):
+            return joined, tt, tf
+        return None
+
+    def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
+        merge = self._branch_merge(test, t_true, t_false, ctx)
+        try:
+            return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, merge)
+        except Mismatch:
+            if merge is None or not self._bare_return(merge):
+                raise
+        # an arm returns its value itself while the other brings it to a `return` of its
+        # own (`return a < b < c or d`: the chain's cleanup lies after the return it falls
+        # into): both arms return, and the value is the conditional expression of the two
+        return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, None)
+
+    def _value_arms(self, test, t_true, t_false, true_stack, false_stack, ctx, merge):
+        sub = ctx.but(stop=merge) if merge is not None else ctx
+        a_stmts, a_stack = self.seq(t_true, sub, true_stack)
+        b_stmts, b_stack = self.seq(t_false, sub, false_stack)
+        if merge is None:
+            # both arms return or raise (3.11+ copies the end of the statement into each
+            # arm): one statement, the conditional expression where the two differ
+            if (len(a_stmts) == 1 and len(b_stmts) == 1 and a_stack is None and b_stack is None
+                    and isinstance(a_stmts[0], (ast.Return, ast.Raise))):
+                stmt = merge_exits(test, a_stmts[0], b_stmts[0])
+                if stmt is not None:
+                    return [stmt], None, None
+            if (ctx.stop is None and ctx.region_exit is not None and not (a_stmts or b_stmts)
+                    and a_stack is not None and b_stack is not None and len(a_stack) == len(b_stack)):
+                # both arms bring the value out of a protected region (3.11+: the `return`
+                # of `return a and b` in a try body lies after the region)
+                return [], ctx.region_exit, merge_stacks(test, a_stack, b_stack)
+            raise Mismatch("conditional expression whose arms do not meet",
+                           function=self.code.co_name)
+        if a_stmts or b_stmts or a_stack is None or b_stack is None or len(a_stack) != len(b_stack):
+            if a_stack is None and b_stack is not None and not b_stmts and not a_stmts:
+                return [], merge, b_stack
+            raise Mismatch("statements inside a conditional expression",
+                           function=self.code.co_name)
+        return [], merge, merge_stacks(test, a_stack, b_stack)
+
+    def _compound(self, blk, test, t_true, t_false, ctx, stack):
+        """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
+
+        A block joins the test when only the blocks folded so far (starting with ``blk``)
+        reach it: in `(a and b) or c`, both a and b jump to c. A block that starts a
+        compound test of its own joins as a whole: `a or (b and c)`."""
+        return self._compound_folded(blk, test, t_true, t_false, ctx, stack)[:3]
+
+    def _compound_folded(self, blk, test, t_true, t_false, ctx, stack, depth=0):
+        folded = {blk.id}
+        changed = True
+        while changed:
+            changed = False
+            for side in ("true", "false"):
+                nxt = t_true if side == "true" else t_false
+                if nxt in ctx.sinks() or nxt not in self.cfg.blocks:
+                    continue
+                nblk = self.cfg[nxt]
+                if not set(nblk.preds) <= folded or nblk.last.opname not in COND_JUMPS or \
+                        nblk.last.opname in V.JUMP_OR_POP:
+                    continue
+                if nxt in self.latches or (ctx.region is not None and nxt not in ctx.region):
+                    continue
+                if not same_entry(self.effective_handler(nxt), ctx.handler):
+                    continue
+                trial = self._trial_condition(nblk, stack)
+                if trial is None:
+                    continue
+                t2, tt, tf, sub_stack = trial
+                if len(sub_stack) != len(stack) or isinstance(t2, M.ExcMatch):
+                    continue
+                shared = t_true if side == "false" else t_false
+                if any(self._own_continue(b, shared) for b in folded | {nxt}):
+                    continue
+                inner = {nxt}
+                if not ({tt, tf} & {t_true, t_false}) and depth < 8:
+                    # the block's own targets are further tests: fold those first
+                    t2, tt, tf, inner = self._compound_folded(nblk, t2, tt, tf, ctx, stack, depth + 1)
+                if side == "false":  # reached when test is false
+                    if tt == t_true:
+                        test, t_false = boolop(ast.Or, test, t2), tf
+                    elif tf == t_true:
+                        test, t_false = boolop(ast.Or, test, E.negate(t2)), tt
+                    else:
+                        continue
+                else:  # reached when test is true
+                    if tf == t_false:
+                        test, t_true = boolop(ast.And, test, t2), tt
+                    elif tt == t_false:
+                        test, t_true = boolop(ast.And, test, E.negate(t2)), tf
+                    else:
+                        continue
+                folded |= inner
+                changed = True
+                break
+        return test, t_true, t_false, folded

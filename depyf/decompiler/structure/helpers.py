@@ -1,0 +1,89 @@
+"""Small utilities the construct families share (no state)."""
+import ast
+
+from ..mismatch import Mismatch
+from ..symbolic import markers as M
+from ..symbolic.markers import Marker
+from .. import facts
+from ..facts import Fact
+
+
+def reraise():
+    """The compiler's own re-raise (RERAISE, 3.8's END_FINALLY): a written `raise` is
+    RAISE_VARARGS 0. Marked so that the end of a finally body can tell them apart."""
+    node = ast.Raise(exc=None, cause=None)
+    facts.note(node, Fact.IMPLICIT, True)
+    return node
+
+
+def first_op(instrs, start, count, opname):
+    """The first ``opname`` instruction among the ``count`` from ``start``, or None."""
+    return next((i for i in instrs[start:start + count] if i.opname == opname), None)
+
+
+def const_returned(instrs):
+    """The LOAD_CONST of the constant ``instrs`` return, when that is all they do (NOPs
+    aside), else None."""
+    ops = [i for i in instrs if i.opname != "NOP"]
+    return ops[0] if [i.opname for i in ops] == ["LOAD_CONST", "RETURN_VALUE"] else None
+
+
+def const_key(value):
+    """A constant told apart by type and repr (True == 1, 0.0 == -0.0)."""
+    return type(value), repr(value)
+
+
+def mentions(expr, values):
+    """Whether ``expr`` is or contains one of ``values`` (stand-ins, compared by identity)."""
+    if not values:
+        return False
+    for node in [expr] + (list(ast.walk(expr)) if isinstance(expr, ast.AST) else []):
+        if any(node is v for v in values):
+            return True
+        for _, field in ast.iter_fields(node) if isinstance(node, ast.AST) else ():
+            for item in field if isinstance(field, list) else [field]:
+                if any(item is v for v in values):
+                    return True
+    return False
+
+
+def same_entry(a, b):
+    if a is None or b is None:
+        return a is b
+    return a.target == b.target
+
+
+def pending_value(stack):
+    return (bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
+            and not facts.get(stack[-1], Fact.TEMP, False))
+
+
+def same_code(a, b):
+    """Whether two instruction runs are copies of each other (same operations, arguments
+    and lines)."""
+    return [(i.opname, i.arg, i.line) for i in a] == [(i.opname, i.arg, i.line) for i in b]
+
+
+def take_target(stmts):
+    if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, M.ForItem):
+        return stmts[0].targets[0], stmts[1:]
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, M.ForItem):
+        return ast.Name(id="_", ctx=ast.Store()), stmts[1:]
+    raise Mismatch("for loop without a target")
+
+
+def appends_to(stmts, acc):
+    """Whether a comprehension-append to ``acc`` occurs in ``stmts`` (at any depth)."""
+    for st in stmts:
+        if isinstance(st, M.AppendStmt) and st.acc is acc:
+            return True
+        for field in ("body", "orelse"):
+            inner = getattr(st, field, None)
+            if isinstance(inner, list) and appends_to(inner, acc):
+                return True
+    return False
+
+
+# how far into a with statement's handler its __exit__ call (awaited for async with)
+# and the test of what it returned lie
+WITH_EXIT_WINDOW = 12

@@ -1,0 +1,176 @@
+"""Loops: which kind a loop head is, where a loop ends (its follow), and the for and
+async for loops (``whiles`` has the while forms)."""
+import ast
+
+from ..symbolic import markers as M
+from ...bytecode import versions as V
+from .context import Loop
+from .helpers import appends_to, same_entry, take_target
+
+
+class Loops:
+    """Mixin of ``Emitter``: loop dispatch, loop ends, for loops."""
+
+    def emit_loop(self, header, ctx, stack):
+        blk = self.cfg[header]
+        body = self.loop_body(header)
+        self._emitting_loops.add(header)
+        try:
+            if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
+                return self._emit_for(blk, body, ctx, stack)
+            if self._anext_entry(blk) is not None:
+                return self._emit_async_for(blk, body, ctx, stack)
+            return self._emit_while(blk, body, ctx, stack)
+        finally:
+            self._emitting_loops.discard(header)
+
+    def _loop_follow(self, body, exits, ctx, for_exit=None):
+        cands = set(exits)
+        for b in body:
+            for s in self.cfg[b].succs:
+                if s not in body:
+                    cands.add(s)
+        cands.discard(None)
+        cands |= self._clause_breaks(body)
+        # ways out that only raise (`if c: raise`, except clauses that raise, the re-raise
+        # when no clause matched) go nowhere: they do not take part in where the loop
+        # ends, unlike its own exits (a for loop's end may raise). Only when a break (a
+        # jump) is left to show where the loop ends (a loop left by returns only has no
+        # end), and that end is not inside the clean-up of a handler a break leaves
+        # (3.8-3.10)
+        natural = {self.cfg.alias.get(e, e) for e in exits} | ({for_exit} if for_exit else set())
+        going = {c for c in cands if c in natural or not self._only_raises(c)}
+        if going != cands and any(c in self.cfg.blocks and self.cfg[c].last.opname == "JUMP" for c in going):
+            follow = self._follow_of(going, exits, ctx, for_exit)
+            if follow is not None and follow in self.cfg.blocks and \
+                    self.cfg[follow].instrs[0].opname not in ("POP_EXCEPT", "POP_BLOCK"):
+                return follow
+        return self._follow_of(cands, exits, ctx, for_exit)
+
+    def _clause_breaks(self, body):
+        """Where except clauses of try statements inside the loop ``body`` go on (after
+        POP_EXCEPT) outside it: a `break` in the clause. The clause is no part of the
+        body (it does not go back to the head), so the body's own edges miss that exit."""
+        out = set()
+        for target, protected in self._protected.items():
+            if target in body or not protected or not set(protected) <= body:
+                continue
+            entry = self.cfg[protected[0]].handler
+            if self.handler_kind.get(target, "try") != "try":
+                continue
+            after = self._after_handlers(entry, set(), None)
+            if after is not None and after not in body:
+                out.add(after)
+        return out
+
+    def _follow_of(self, cands, exits, ctx, for_exit):
+        """Where a loop whose ways out lead to ``cands`` ends."""
+        sinks = ctx.sinks()
+        if not cands:
+            return None
+        if for_exit is not None and cands == {for_exit} and for_exit not in sinks and (
+                ctx.region is None or for_exit in ctx.region):
+            return for_exit  # a for loop without breaks ends where the iterator runs out
+        merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region)
+        ends = {b for b in (ctx.region_exit, ctx.stop) if b is not None}
+        if merge is None and ends:
+            # the other ways out return (or leave the try statement) in places: the loop
+            # ends where the one path that goes on to the enclosing construct's end resumes
+            going = [c for c in cands if self._goes_on(c, ends, sinks, ctx.region)]
+            start = going[0] if len(going) == 1 else None
+            if start is not None and start not in {self.cfg.alias.get(e, e) for e in exits}:
+                # a break: its arm ends jumping past the loop (an arm that falls on
+                # does not tell where the loop ends)
+                last = self.cfg[start].last
+                start = self.cfg.target(last) if last.opname == "JUMP" else None
+            # (a break that only cleans up on its way to the end is the rule below)
+            if start is not None and start not in sinks and not self._only_cleanup_to(start, ends) \
+                    and same_entry(self.effective_handler(start), ctx.handler):
+                return start
+        if merge is None:
+            # breaks that leave for where the enclosing try body or statement ends (3.11+
+            # jumps there directly, through any finally copies), or for the head or exit of
+            # the enclosing loop (a jump to a jump is threaded: `break` as the last thing of
+            # an outer loop's body goes straight to its head): the loop ends there too
+            breaks = cands - {self.cfg.alias.get(e, e) for e in exits}
+            ends = [ctx.region_exit, ctx.stop]
+            if ctx.loop is not None:
+                ends += sorted(ctx.loop.continue_targets) + [ctx.loop.follow]
+            for end in ends:
+                if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
+                    return end
+        return merge
+
+    def _emit_for(self, blk, body, ctx, stack):
+        # (3.13 copies a small exit after the loop into each `break`: the copies are one)
+        exit_ = self.cfg.target(blk.last)
+        it = stack.pop()
+        is_async = False
+        if isinstance(it, M.GetIter):
+            is_async = it.is_async
+            iter_expr = it.value
+        else:
+            iter_expr = it
+            it = M.GetIter(it)
+        follow = self._loop_follow(body, [exit_], ctx, for_exit=self.cfg.alias.get(exit_, exit_))
+        if follow is None:
+            follow = exit_
+        loop = Loop(blk.id, follow, body, {blk.id})
+        inner = ctx.but(loop=loop, stop=None)
+        body_stmts, _ = self.seq(blk.end, inner, stack + [it, M.ForItem()])
+        target, body_stmts = take_target(body_stmts)
+        orelse = []
+        if follow != exit_:
+            orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
+        node = (ast.AsyncFor if is_async else ast.For)(
+            target=target, iter=iter_expr, body=body_stmts or [ast.Pass()], orelse=orelse,
+            type_comment=None)
+        inlined = self._inlined_comprehension(node, stack, iter_expr)
+        if inlined is not None:
+            return [], follow, inlined
+        return [node], follow, stack
+
+    def _inlined_comprehension(self, loop, stack, iter_expr):
+        """3.12+ inlines list/set/dict comprehensions: a (async) for loop that appends to
+        the display below its iterator builds a value. The stack with that value, or None."""
+        acc = stack[-1] if stack else None
+        if V.INLINED_COMPREHENSIONS and isinstance(acc, (ast.List, ast.Set, ast.Dict)) and \
+                appends_to(loop.body, acc):
+            from ..rewrite.comprehensions import comprehension_from_body
+            from ..rewrite.rules import _fix
+            return stack[:-1] + [comprehension_from_body(self.code, _fix([loop]), iter_expr)]
+        return None
+
+    def _anext_entry(self, blk):
+        """The exception entry ending an `async for` whose head is ``blk``, or None."""
+        for ins in self.cfg.instrs[blk.id:blk.id + 3]:
+            if ins.opname == "GET_ANEXT":
+                e = self.cfg[self.cfg.block_at[ins.index]].handler
+                if e is not None and self.cfg.instrs[e.target].opname == "END_ASYNC_FOR":
+                    return e
+        return None
+
+    def _emit_async_for(self, blk, body, ctx, stack):
+        """`async for`: GET_ANEXT + await at the head; StopAsyncIteration ends the loop in
+        an END_ASYNC_FOR handler, which continues after the loop."""
+        entry = self._anext_entry(blk)
+        it = stack[-1]
+        iter_expr = it.value if isinstance(it, M.GetIter) else it
+        if not isinstance(it, M.GetIter):
+            # an async comprehension's `.0` is the async iterator already; below the loop
+            # body it is the loop's iterator, not a value waiting to be used
+            stack = stack[:-1] + [M.GetIter(it, is_async=True)]
+        after = self.cfg.fall(self.cfg[entry.target])
+        follow = self._loop_follow(body, [after] if after is not None else [], ctx) or after
+        loop = Loop(blk.id, follow, body, {blk.id})
+        body_stmts, _ = self.seq(blk.id, ctx.but(loop=loop, stop=None), stack, enter=True)
+        target, body_stmts = take_target(body_stmts)
+        node = ast.AsyncFor(target=target, iter=iter_expr, body=body_stmts or [ast.Pass()],
+                            orelse=[], type_comment=None)
+        rest = stack[:-1]
+        inlined = self._inlined_comprehension(node, rest, iter_expr)
+        if inlined is not None:
+            return [], follow, inlined
+        if after is not None and follow != after:
+            node.orelse, _ = self.seq(after, ctx.but(stop=follow), rest)
+        return [node], follow, rest

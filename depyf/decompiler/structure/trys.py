@@ -1,0 +1,298 @@
+"""Protected regions: ``emit_protected`` tells a try from a with, then try statements
+(3.8's try/finally, except*, and the general form): the body, where the statement ends,
+the handler's code read back as clauses (``rewrite.rules.build_try``), the else clause,
+and returns whose value leaves the protected range on the stack."""
+import ast
+
+from ..mismatch import Mismatch
+from ..symbolic import markers as M
+from ...bytecode import versions as V
+from .. import facts
+from ..facts import Fact
+from .helpers import first_op
+
+
+class Trys:
+    """Mixin of ``Emitter``: try statements."""
+
+    def emit_protected(self, bid, entry, ctx, stack, enter=False):
+        kind = self.handler_kind.get(entry.target, "try")
+        region = self.region_of(entry)
+        # where the body falls out of its region: the last such place in layout (exits
+        # through return/break/continue are laid out inline, before the normal one)
+        # (3.12+ `await` leaves a CLEANUP_THROW block that jumps back into the await when
+        # a thrown-in exception ends the awaited one: not a way out of the try)
+        outside = {t for b in region for t in self.cfg[b].succs if t not in region
+                   and not (kind == "try" and self.cfg[b].instrs[0].opname == "CLEANUP_THROW")}
+        # a bare jump to another of these exits is the same way out (3.12+: a with's
+        # suppressed-exception path jumps to the code after the try, the body falls into it)
+        outside = {t for t in outside if not self._jumps_back_to(t, outside)}
+        outside = self._fold_bare_jump_exits(outside, region)
+        exit_block = max(outside) if outside else None
+        inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
+        # (``enter``: the region starts at the head of the loop being emitted)
+        if kind == "with":
+            return self._emit_with(bid, entry, inner, ctx, stack, exit_block, enter)
+        return self._emit_try(bid, entry, inner, ctx, stack, exit_block, enter)
+
+    def _fold_bare_jump_exits(self, exits, region):
+        """3.13 leaves the jump that ends an arm of a try body out of the protected range:
+        the arms leave the region through blocks that only jump on. Such jumps to where
+        another way out goes, or to where several of them go, are that one way out.
+        (Otherwise the code after the try would be emitted again inside the arm.)"""
+        through = self.cfg.through_jumps
+        bare = {t: through(t) for t in exits if t in self.cfg.blocks and
+                [i.opname for i in self.cfg[t].instrs] == ["JUMP"] and through(t) not in region
+                and through(t) > t}
+        targets = [to for to in bare.values()]
+        folded = {t for t, to in bare.items() if to in exits or targets.count(to) > 1}
+        return (exits - folded) | {bare[t] for t in folded}
+
+    def _emit_try(self, bid, entry, inner, ctx, stack, exit_block, enter):
+        if exit_block is not None and exit_block == entry.target:
+            return self._emit_try_38(bid, entry, inner, ctx, stack, enter)
+        body, body_stack = self.seq(bid, inner, stack, enter=enter)
+        if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None and \
+                not any(isinstance(v, M.Marker) for v in body_stack[len(stack):]):
+            # `return x` in the body: the value leaves the protected range on the stack
+            # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
+            # exception state is popped first), so the return belongs to the body
+            more, st = self.seq(*self._outermost_exit(exit_block, ctx), body_stack)
+            if st is None:
+                body.extend(more)
+                body_stack, exit_block = None, None
+            elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit:
+                ret = self._return_through_with_exit(ctx.region_exit, ctx, body_stack)
+                if ret is not None:
+                    body.append(ret)
+                    body_stack, exit_block = None, None
+        if body_stack is not None and exit_block is not None and self._returns_const_in_body(entry, exit_block):
+            more, st = self.seq(exit_block, ctx, body_stack)
+            if st is None:
+                body.extend(more)
+                body_stack, exit_block = None, None
+        if self._is_star_handler(entry.target):
+            return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
+        if V.HAS_EXCEPTION_TABLE:
+            handler_stack = list(stack) + [M.ExcValue()]
+        else:
+            handler_stack = list(stack) + [M.PrevExc(), M.PrevExc(), M.PrevExc(),
+                                           M.ExcValue("tb"), M.ExcValue("value"), M.ExcValue("type")]
+        sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
+        follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
+        if follow == entry.target or (len(sources) == 1 and follow is not None and any(
+                i.opname == "POP_EXCEPT" for i in self.cfg[follow].instrs)):
+            # the handler (its own code, reached only from it while the body returns)
+            # cannot be where the try statement ends
+            follow = None
+        if follow is None and len(sources) == 1:
+            # ... but the end of an enclosing except clause (its POP_EXCEPT), where the
+            # clauses of this one go on, is
+            after = self._after_handlers(entry, ctx.sinks(), ctx.region)
+            if after is not None and self.cfg[after].instrs[0].opname == "POP_EXCEPT":
+                follow = after
+        if follow is None and len(sources) == 2:
+            # clauses that may re-raise, and that go on (after POP_EXCEPT) to a place the
+            # body reaches too: the try ends there (code after it runs with the exception
+            # state restored, not inside the clause)
+            follow = self._handlers_rejoin(entry, exit_block, ctx)
+        if follow is None:
+            # handlers that go on to where the enclosing construct ends: the try ends there
+            ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]
+            reach = self.cfg.reachable(entry.target, set(ends))
+            for b in ends:
+                if any(b in self.cfg[r].succs for r in reach):
+                    follow = b
+                    break
+        if follow is None and len(sources) == 2:
+            # handlers and body that return or raise in places and go on elsewhere: the
+            # try ends where the paths that go on meet
+            follow = self.cfg.first_common(sources[0], sources[1], ctx.sinks(), ctx.region,
+                                           going_on=True)
+            if follow == entry.target:
+                follow = None
+        if follow is None:
+            # a body that returns, clauses of which some go on: where they go on after
+            # restoring the exception state (POP_EXCEPT) is where the try ends
+            follow = self._after_handlers(entry, ctx.sinks(), ctx.region)
+        if follow is None and entry.target > 0:
+            # every handler escapes: the body's jump over the handlers shows where it ends
+            before = self.cfg.instrs[entry.target - 1]
+            if before.opname == "JUMP" and before.target > entry.target:
+                follow = self.cfg.target(before)
+            elif body_stack is not None and exit_block is not None and exit_block < entry.target and \
+                    self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry) \
+                    and not self._falls_into_else(entry, exit_block):
+                # 3.12+ moves handlers to the end: the body runs straight on
+                follow = exit_block
+        if ctx.loop is not None and body_stack is not None and exit_block is not None and \
+                follow in (None, exit_block, self.cfg.through_jumps(exit_block)):
+            head = self._clauses_end_at_loop_head(entry, ctx)
+            if head is not None and head != self.cfg.through_jumps(exit_block):
+                # the try ends the loop body: the code the body goes on to is its else
+                follow = head
+        hctx = ctx.but(stop=follow, clause_base=len(stack))
+        returned = self._clause_returns
+        hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
+        clause_returned = self._clause_returns > returned
+        if hstack is not None and (clause_returned and len(hstack) != len(stack) or any(
+                isinstance(v, (M.ExcValue, M.PrevExc)) for v in hstack[len(stack):])):
+            # the end reached as the bound of arms that left (returned through it, or
+            # re-raised: the exception still on the stack), not by a clause that ended
+            hstack = None
+        if hstack is not None and follow is not None and \
+                not self._leaves_to(entry.target, follow, ctx.sinks() | {follow}, None):
+            hstack = None  # every clause returns or raises: the stop was reached as a bound
+        from ..rewrite.rules import build_try
+        node, is_finally = build_try(body, hstmts, self.code.co_name)
+        if is_finally:
+            # the finally body also runs, copied, on the normal path: continue there
+            if body_stack is None:
+                return [node], None, None
+            facts.note(node, Fact.FINALLY_COPY, True)
+            return [node], exit_block, body_stack
+        orelse = []
+        st = hstack if hstack is not None else body_stack
+        if body_stack is not None and exit_block is not None and exit_block != follow:
+            orelse, ostack = self.seq(exit_block, ctx.but(stop=follow), body_stack)
+            if ostack is not None:
+                st = ostack
+            elif hstack is None:
+                st = None
+        node.orelse = orelse
+        if follow is None:
+            # every path left the try, or reached the end of the enclosing construct
+            return [node], None, st
+        if st is None and clause_returned:
+            # the clauses that reached the end returned through it: no path goes on
+            return [node], None, None
+        if st is None and follow is not None:
+            st = list(stack)
+        return [node], follow, st
+
+    def _emit_try_38(self, bid, entry, inner, ctx, stack, enter):
+        """3.8 try/finally: the normal path falls into the finally body, which ends in
+        END_FINALLY (returns and breaks reach it through CALL_FINALLY instead)."""
+        end = self._end_finally_of(entry.target)
+        if end is None:
+            raise Mismatch("finally without END_FINALLY", function=self.code.co_name)
+        body, body_stack = self.seq(bid, inner.but(region_exit=entry.target), stack, enter=enter)
+        final, _ = self.seq(entry.target, ctx.but(stop=end), stack + [M.FinallyMarker()])
+        node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        nxt = self.cfg.fall(self.cfg[end])
+        if body_stack is None:
+            return [node], None, None
+        return [node], nxt, stack
+
+    def _end_finally_of(self, start):
+        """3.8: the END_FINALLY closing the finally body that begins at ``start``."""
+        depth = 0
+        for ins in self.cfg.instrs[start:]:
+            if ins.opname in V.SETUPS_ENDING_IN_END_FINALLY:
+                depth += 1
+            elif ins.opname == "END_FINALLY":
+                if depth == 0:
+                    return ins.index
+                depth -= 1
+        return None
+
+    def _is_star_handler(self, target):
+        return any(i.opname == "CHECK_EG_MATCH" for i in self.cfg.instrs[target:target + 12])
+
+    def _emit_try_star(self, entry, ctx, stack, body, body_stack, exit_block):
+        """try/except*: every clause tests what the clauses before it left unhandled.
+
+        Handler layout: PUSH_EXC_INFO and a list for the exceptions the clauses raise; per
+        clause `<type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE next; STORE name | POP_TOP;
+        body` whose end jumps to the next clause; then PREP_RERAISE_STAR re-raises what is
+        left (or nothing) and POP_EXCEPT leads to the code after the statement."""
+        from ..rewrite.rules import _clause
+        instrs = self.cfg.instrs
+        pos = entry.target + 1
+        ops = [i.opname for i in instrs[pos:pos + 3]]
+        if ops == ["COPY", "BUILD_LIST", "SWAP"]:
+            pos += 3
+        elif ops[:2] == ["BUILD_LIST", "COPY"]:
+            pos += 2
+        else:
+            raise Mismatch("unrecognized except* handler", function=self.code.co_name)
+        hstack = list(stack) + [M.ExcValue("group"), M.ExcValue("raised"), M.ExcValue("rest")]
+        handlers = []
+        while instrs[pos].opname != "LIST_APPEND":
+            check = first_op(instrs, pos, 64, "CHECK_EG_MATCH")
+            check = check.index if check is not None else None
+            if check is None or [i.opname for i in instrs[check + 1:check + 3]] != ["COPY", "POP_JUMP_IF_NONE"]:
+                raise Mismatch("unrecognized except* clause", function=self.code.co_name)
+            st, out = list(hstack), []
+            self.ex.run(instrs[pos:check], st, out)
+            if out or len(st) != len(hstack) + 1:
+                raise Mismatch("except* type with statements", function=self.code.co_name)
+            fail = instrs[check + 2].target
+            if instrs[fail].opname != "POP_TOP":
+                raise Mismatch("unrecognized except* clause end", function=self.code.co_name)
+            start = self.cfg.fall(self.cfg[self.cfg.block_at[check + 2]])
+            stop = fail + 1
+            if instrs[stop].opname == "LIST_APPEND":  # the last clause: on to the re-raise
+                stop = first_op(instrs, stop, len(instrs), "PREP_RERAISE_STAR").index
+            stmts, _ = self.seq(start, ctx.but(stop=stop), hstack + [M.ExcValue()])
+            handlers.append(_clause(st[-1], stmts, self.code.co_name))
+            pos = fail + 1
+        end = first_op(instrs, pos, 8, "POP_EXCEPT")
+        if end is None:
+            raise Mismatch("unrecognized except* handler end", function=self.code.co_name)
+        after = instrs[end.index + 1]
+        follow = self.cfg.target(after) if after.opname == "JUMP" else self.cfg.alias.get(after.index, after.index)
+        node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
+        if body_stack is not None and exit_block is not None and exit_block != follow:
+            node.orelse, _ = self.seq(exit_block, ctx.but(stop=follow), body_stack)
+        return [node], follow, list(stack)
+
+    def _return_through_with_exit(self, bid, ctx, stack):
+        """`with cm: try: return f()`: the value leaves the try on the stack straight into
+        the with's exit call (block ``bid``, the end of the enclosing with region), then is
+        returned. The `return` belongs in the try body: after it, a raise in `f()` would
+        escape the handlers. The Return node, or None when the value goes elsewhere."""
+        marker = next((v for v in reversed(stack) if isinstance(v, M.WithExit)), None)
+        if marker is None or ctx.escape is None:
+            return None
+        try:
+            tail, _, _ = self._skip_with_exit(bid, marker, ctx.escape, list(stack))
+        except Mismatch:
+            return None
+        if tail and isinstance(tail[0], ast.Return) and tail[0].value is stack[-1]:
+            return tail[0]
+        return None
+
+    def _outermost_exit(self, bid, ctx):
+        """Where a value left on the stack at block ``bid`` goes on: the RETURN_VALUE of
+        a `return` in nested try bodies lies outside all of them (3.11+; up to 3.10 past
+        their POP_BLOCKs), so the exit of this try may be the exit of enclosing ones
+        too; the return (with the cleanup on its way) is emitted as the path escaping
+        the outermost of them. The block and ctx to go on from."""
+        while ctx.region is not None and ctx.escape is not None:
+            if bid != ctx.region_exit:
+                if self._past_pop_blocks(bid) != ctx.region_exit:
+                    break
+                bid = ctx.region_exit
+            ctx = ctx.escape
+        return bid, ctx
+
+    def _clause_return(self, bid, ctx, stack):
+        """An except clause that reaches the end of its try statement (``bid``) with a
+        value above the statement's stack that it kept beneath the exception while it
+        restored the exception state: the value of a `return` in the clause (its name
+        deleted after that); the
+        rest of its way out (finally copies, tails the compiler joined) belongs to the
+        clause. Its statements, or None."""
+        if ctx.clause_base is None or len(stack) != ctx.clause_base + 1 or \
+                self.ex.returning.get(id(stack[-1])) is not stack[-1]:
+            return None
+        bid, out_ctx = self._outermost_exit(bid, ctx)
+        if out_ctx is ctx:
+            out_ctx = ctx.but(stop=None, clause_base=None)
+        more, st = self.seq(bid, out_ctx, stack)
+        if st is not None or not any(isinstance(n, ast.Return) and n.value is stack[-1]
+                                     for s in more for n in ast.walk(s)):
+            return None
+        self._clause_returns += 1
+        return more

@@ -1,0 +1,126 @@
+"""Values of arms that meet: the conditional expression (or and/or, chained
+comparison) standing for two values, and two copies of a return/raise merged into one."""
+import ast
+
+from ..mismatch import Mismatch
+from ..symbolic import exprs as E
+from ..symbolic.markers import Marker
+
+
+def merge_exits(test, a, b):
+    """Two copies of one `return`/`raise` statement that differ in the value an arm of a
+    conditional expression computed: the statement with ``a if test else b`` there.
+
+    What was evaluated before the test is the same node in both (it came from the stack);
+    what comes after the differing value is evaluated after the test either way and must
+    read the same. None when the copies differ in more than one place."""
+
+    def merged(x, y):
+        xs, ys = _eval_children(x), _eval_children(y)
+        if type(x) is not type(y) or xs is None or ys is None or len(xs) != len(ys) \
+                or _shape(x) != _shape(y):
+            return None
+        diff = [k for k, (cx, cy) in enumerate(zip(xs, ys)) if not E.same_expr(cx, cy)]
+        if not diff:
+            return None
+        k = diff[0]
+        if any(not _same_node(xs[j], ys[j]) for j in range(k)) or \
+                any(not E.same_expr(xs[j], ys[j]) for j in diff[1:]):
+            return None
+        inner = merged(xs[k], ys[k])
+        if inner is None:
+            if not isinstance(xs[k], ast.expr):
+                return None
+            inner = ifexp(test, xs[k], ys[k])
+        return _replace_child(x, xs[k], inner)
+
+    if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value is not None \
+            and b.value is not None and E.same_expr(a.value, b.value):
+        return ast.Return(value=ifexp(test, a.value, b.value))
+    return merged(a, b)
+
+
+def _same_node(a, b):
+    """The same value, from the stack: the same node, or a keyword argument (built by the
+    call in each copy) that names it."""
+    if isinstance(a, ast.keyword) and isinstance(b, ast.keyword):
+        return a.arg == b.arg and a.value is b.value
+    return a is b
+
+
+def _eval_children(node):
+    """The sub-expressions of ``node`` in the order they are evaluated, or None for a node
+    whose children are not simply evaluated once, left to right."""
+    if isinstance(node, ast.Dict):
+        return [c for kv in zip(node.keys, node.values) for c in kv if c is not None]
+    if isinstance(node, (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp,
+                         ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
+        return None
+    out = []
+    for _, value in ast.iter_fields(node):
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (ast.expr, ast.keyword)):
+                out.append(item)
+    return out
+
+
+def _shape(node):
+    """What ``node`` is apart from its sub-expressions (operators, names, constants)."""
+    return [(f, ast.dump(v) if isinstance(v, ast.AST) else v) for f, v in ast.iter_fields(node)
+            if not isinstance(v, (ast.expr, ast.keyword, list))] + \
+        [(f, [ast.dump(i) if isinstance(i, ast.AST) else i for i in v
+              if not isinstance(i, (ast.expr, ast.keyword))])
+         for f, v in ast.iter_fields(node) if isinstance(v, list)]
+
+
+def _replace_child(node, old, new):
+    """A shallow copy of ``node`` with the child ``old`` (by identity) replaced by ``new``."""
+    fields = {}
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            value = [new if item is old else item for item in value]
+        elif value is old:
+            value = new
+        fields[name] = value
+    copy = type(node)(**fields)
+    for attr in type(node)._attributes:  # positions (lineno, ...); not the facts
+        if hasattr(node, attr):
+            setattr(copy, attr, getattr(node, attr))
+    return copy
+
+
+def merge_stacks(test, a_stack, b_stack):
+    """The stack where two arms of a value branch meet: where they differ, the value is
+    the conditional expression (or and/or, chained comparison) of the two."""
+    return [x if x is y else ifexp(test, x, y) for x, y in zip(a_stack, b_stack)]
+
+
+def ifexp(test, body, orelse):
+    if body is test or (not isinstance(body, Marker) and not isinstance(test, Marker)
+                        and E.same_expr(body, test) and body is test):
+        return boolop(ast.Or, test, orelse)
+    if orelse is test:
+        return _chain_or_and(test, body)
+    if isinstance(test, Marker) or isinstance(body, Marker) or isinstance(orelse, Marker):
+        raise Mismatch("conditional expression over an internal value")
+    return ast.IfExp(test=test, body=body, orelse=orelse)
+
+
+def _chain_or_and(left, right):
+    # `a < b < c`: the middle operand was duplicated, so it is the same node on both sides
+    if isinstance(left, ast.Compare) and isinstance(right, ast.Compare) and \
+            right.left is left.comparators[-1]:
+        return ast.Compare(left=left.left, ops=left.ops + right.ops,
+                           comparators=left.comparators + right.comparators)
+    return boolop(ast.And, left, right)
+
+
+def boolop(op, a, b):
+    values = []
+    for v in (a, b):
+        if isinstance(v, ast.BoolOp) and isinstance(v.op, op):
+            values.extend(v.values)
+        else:
+            values.append(v)
+    node = ast.BoolOp(op=op(), values=values)
+    return node

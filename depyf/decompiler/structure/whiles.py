@@ -1,0 +1,205 @@
+"""While loops in their compiled forms: tested at the head (`while c:` up to 3.9, or
+a head `continue` jumps to), tested at the end (3.10+ `if c: do body while c`), and
+`while True:` with or without a final `if not c: break`."""
+import ast
+
+from ..mismatch import Mismatch
+from ..symbolic import exprs as E
+from ...bytecode import versions as V
+from ..flow.instructions import COND_JUMPS
+from ..symbolic.markers import Marker
+from .. import facts
+from ..facts import Fact
+from .context import Loop
+from .helpers import mentions, same_entry
+
+
+class Whiles:
+    """Mixin of ``Emitter``: while loops."""
+
+    def _emit_while(self, blk, body, ctx, stack):
+        header = blk.id
+        latches = self.latches[header]
+        # 3.10+ compile `while c:` as `if c: do { body } while (c)`: the latch tests c
+        latch = self.cfg[latches[0]] if len(latches) == 1 else None
+        classic = self._emit_classic_while(blk, body, ctx, stack)
+        if classic is not None:
+            return classic
+        tested_at_end = latch is not None and latch.last.opname in COND_JUMPS and \
+            latch.last.opname not in V.JUMP_OR_POP
+        if tested_at_end:
+            jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
+            exit_ = fall if jump == header else jump
+            follow = self._loop_follow(body, [exit_], ctx) or exit_
+            if not self._guarded(header, body, latch, exit_, stack):
+                if self.cfg.through_jumps(exit_) == self.cfg.through_jumps(follow):
+                    return self._emit_do_while(blk, body, latch, follow, ctx, stack)
+                tested_at_end = False  # with an else clause: a `while True:` that tests inside
+        if tested_at_end:
+            pure = latch.id != header and self._pure_condition(latch, stack)
+            loop = Loop(header, follow, body, {header, latch.id} if pure else {header})
+            body_stmts, loop_stack = [], list(stack)
+            if latch.id != header:
+                inner = ctx.but(loop=loop, stop=latch.id)
+                body_stmts, loop_stack = self.seq(header, inner, stack, enter=True)
+                if loop_stack is None:
+                    loop_stack = list(stack)
+            self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
+            test, t_true, t_false, _ = self._condition(latch, loop_stack)
+            if t_true != header:
+                test = E.negate(test)
+            orelse = []
+            if follow != exit_:
+                orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
+            node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
+            facts.note(node, Fact.INVERTED, True)
+            return [node], follow, stack
+        # classic `while c:` (condition at the head) or `while True:`
+        follow = self._loop_follow(body, [], ctx)
+        loop = Loop(header, follow, body, {header})
+        inner = ctx.but(loop=loop, stop=None)
+        body_stmts, _ = self.seq(header, inner, stack, enter=True)
+        test = E.const(True)
+        orelse = []
+        node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
+        return [node], follow, (stack if follow is not None else None)
+
+    def _test_towards(self, blk, stack, target, entered=False):
+        """(condition under which block ``blk`` jumps to ``target``, its other successor),
+        the block's statements aside; None when ``blk`` does not end in such a test.
+        ``entered``: ``stack`` is what the block leaves, not what it starts with (its
+        statements may use values from before it: those are stand-ins)."""
+        if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP:
+            return None
+        pads = [Marker() for _ in range(4)] if entered else []
+        st = list(stack) + pads
+        try:
+            self.ex.run(blk.instrs[:-1], st, [])
+            test, t_true, t_false, _ = self._condition(blk, st)
+        except Mismatch:
+            return None
+        if not entered and len(st) != len(stack) or mentions(test, pads):
+            return None
+        if t_true == target:
+            return test, t_false
+        if t_false == target:
+            return E.negate(test), t_true
+        return None
+
+    def _guarded(self, header, body, latch, exit_, stack):
+        """Whether the only way into a loop that tests its condition at the end (its
+        ``latch``) is a test of that same condition leaving for the same exit: 3.10+
+        `while c:` (`if c: do { body } while (c)`). Otherwise the body runs before the
+        first test, a `while True:` that breaks at the end."""
+        if V.WHILE_TESTS_AT_HEAD:
+            return False
+        outside = [p for p in self.cfg[header].preds if p not in body]
+        if len(outside) != 1:
+            return False
+        again = self._test_towards(latch, stack, header, entered=True)
+        first = self._test_towards(self.cfg[outside[0]], stack, header, entered=True)
+        through = self.cfg.through_jumps
+        return again is not None and first is not None and E.same_expr(again[0], first[0]) and \
+            through(again[1]) == through(first[1]) == through(exit_)
+
+    def _emit_do_while(self, blk, body, latch, follow, ctx, stack):
+        """`while True: body; if not c: break`: the test ends the body (in ``latch``)."""
+        header = blk.id
+        loop = Loop(header, follow, body, {header})
+        body_stmts, loop_stack = [], list(stack)
+        if latch.id != header:
+            body_stmts, loop_stack = self.seq(header, ctx.but(loop=loop, stop=latch.id), stack,
+                                              enter=True)
+            if loop_stack is None:
+                loop_stack = list(stack)
+        self.ex.run(latch.instrs[:-1], loop_stack, body_stmts)
+        test, t_true, t_false, _ = self._condition(latch, loop_stack)
+        leave = E.negate(test) if t_true == header else test
+        body_stmts.append(ast.If(test=leave, body=[ast.Break()], orelse=[]))
+        node = ast.While(test=E.const(True), body=body_stmts, orelse=[])
+        return [node], follow, stack
+
+    def _emit_classic_while(self, blk, body, ctx, stack):
+        """`while c:` tested at the head: the head only computes the test and leaves the
+        loop on one arm. Up to 3.9 every `while c:` looks so; 3.10+ compile it as
+        `if c: do { body } while (c)`, and the head is a loop of its own only when a
+        `continue` jumps back to it: then the do-while's latches are continues too.
+        None when the head is not such a test."""
+        if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP:
+            return None
+        trial = self._trial_condition(blk, stack)
+        if trial is None:
+            return None
+        test, t_true, t_false, st = trial
+        if len(st) != len(stack) or (t_true in body) == (t_false in body):
+            return None
+        exit_ = t_false if t_true in body else t_true
+        retests = self._retest_latches(blk.id, test, t_true, t_false, exit_, st)
+        if retests is None:
+            return None
+        follow = self._loop_follow(body, [exit_], ctx)
+        if follow is None:
+            follow = exit_
+        do_while = t_true if t_false == exit_ else t_false
+        loop = Loop(blk.id, follow, body, {blk.id}, retests, do_while)
+        inner = ctx.but(loop=loop, stop=None)
+        test, t_true, t_false = self._compound(blk, test, t_true, t_false, inner, st)
+        if t_true in body and t_false not in body:
+            first, out = t_true, t_false
+        elif t_false in body and t_true not in body:
+            first, out, test = t_false, t_true, E.negate(test)
+        else:
+            return None
+        if self.cfg.through_jumps(out) != self.cfg.through_jumps(exit_):
+            return None
+        if retests:
+            # the do-while's head is the first block of the body, no loop of its own
+            self._emitting_loops.add(do_while)
+        try:
+            body_stmts, _ = self.seq(first, inner, st)
+        finally:
+            if retests:
+                self._emitting_loops.discard(do_while)
+        orelse = []
+        if follow != exit_:
+            orelse, _ = self.seq(exit_, ctx.but(stop=follow), stack)
+        node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
+        return [node], follow, stack
+
+    def _retest_latches(self, header, test, t_true, t_false, exit_, stack):
+        """The latches that test ``test`` again at the end of a 3.10+ `while` body whose
+        head (``header``, a loop because `continue` jumps to it) tests it, going on to the
+        same blocks: the body's first one, or ``exit_``. [] up to 3.9, None when the loop
+        is no such `while`."""
+        if V.WHILE_TESTS_AT_HEAD:
+            return []
+        first = t_true if t_false == exit_ else t_false
+        latches = self.latches.get(first)
+        if not latches or first == header or header in latches:
+            return None
+        through = self.cfg.through_jumps
+        for bid in latches:
+            lblk = self.cfg[bid]
+            if lblk.last.opname not in COND_JUMPS or lblk.last.opname in V.JUMP_OR_POP or \
+                    not same_entry(self.effective_handler(bid), self.effective_handler(first)):
+                return None
+            st = list(stack)
+            try:
+                self.ex.run(lblk.instrs[:-1], st, [])  # statements of the body, then the test
+                t2, tt, tf, keeps = self._condition(lblk, st)
+            except Mismatch:
+                return None
+            into, out = (tt, tf) if t_false == exit_ else (tf, tt)
+            if len(st) != len(stack) or not E.same_expr(t2, test) or into != first or \
+                    through(out) != through(exit_):
+                return None
+        return list(latches)
+
+    def _pure_condition(self, blk, stack):
+        out = []
+        st = list(stack)
+        try:
+            self.ex.run(blk.instrs[:-1], st, out)
+        except Mismatch:
+            return False
+        return not out and len(st) == len(stack) + 1

@@ -1,0 +1,180 @@
+"""With statements: the body, the `as` target taken from the __enter__ result, the
+normal exit call skipped, and the returns the exit call hides."""
+import ast
+
+from ..mismatch import Mismatch
+from ..symbolic import markers as M
+from ..symbolic import exprs as E
+from ...bytecode import versions as V
+from ..flow.instructions import COND_JUMPS
+from .. import facts
+from ..facts import Fact
+from .helpers import WITH_EXIT_WINDOW, const_key, const_returned
+
+
+class Withs:
+    """Mixin of ``Emitter``: with statements."""
+
+    def _emit_with(self, bid, entry, inner, ctx, stack, exit_block, enter):
+        exit_marker = None
+        for v in reversed(stack):
+            if isinstance(v, M.WithExit):
+                exit_marker = v
+                break
+        if exit_marker is None:
+            raise Mismatch("with block without a context manager", function=self.code.co_name)
+        body, body_stack = self.seq(bid, inner, stack, enter=enter)
+        target = None
+        if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, M.EnterResult):
+            target = body[0].targets[0]
+            body = body[1:]
+        elif body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, M.EnterResult):
+            body = body[1:]
+        elif body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, ast.Await) and \
+                isinstance(body[0].value.value, M.EnterResult):
+            target = body[0].targets[0]
+            body = body[1:]
+        elif body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Await) and \
+                isinstance(body[0].value.value, M.EnterResult):
+            body = body[1:]
+        item = ast.withitem(context_expr=exit_marker.manager, optional_vars=target)
+        node = (ast.AsyncWith if exit_marker.is_async else ast.With)(
+            items=[item], body=body or [ast.Pass()], type_comment=None)
+        facts.note(node, Fact.WITH_EXIT, exit_marker)
+        if body_stack is None:
+            # the body never falls out, but a suppressing __exit__ resumes after the with
+            cont = self._with_suppressed_exit(entry)
+            if cont is None:
+                return [node], None, None
+            # (the body took the __enter__ result above the exit)
+            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
+        # normal exit: the exit call, then on
+        if body_stack and not any(v is body_stack[-1] for v in stack):
+            # a value kept on the stack while the exit runs can only be a return value:
+            # the enclosing construct may return it after more exits of its own
+            facts.note(node, Fact.WITH_RETURNS, body_stack[-1])
+        tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
+        if body_stack and tail_stmts and isinstance(tail_stmts[0], ast.Return) and \
+                tail_stmts[0].value is body_stack[-1] and not any(v is body_stack[-1] for v in stack):
+            # `with cm: return f()`: the value is computed inside, kept on the stack while
+            # the exit runs, then returned: the return belongs in the body
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [tail_stmts[0]]
+            return [node], None, None
+        ret = self._const_return_after_exit(tail_stmts, nxt)
+        if ret is not None:
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
+            return [node], None, None
+        ret, cont = self._const_return_not_after(entry, tail_stmts, nxt)
+        if ret is not None:
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
+            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
+        return [node] + tail_stmts, nxt, st
+
+    def _const_return_after_exit(self, tail_stmts, nxt):
+        """`with cm: ...; return <constant>` (up to 3.9): the exit call, the POP_BLOCKs of
+        enclosing try statements, then the value loaded and returned, with no jump between
+        (after the with, the code goes on with a jump; 3.10+ copies returns there)."""
+        if V.EXIT_BLOCKS_COPIED:
+            return None
+        if nxt is None and len(tail_stmts) == 1 and isinstance(tail_stmts[0], ast.Return) and \
+                isinstance(tail_stmts[0].value, (ast.Constant, type(None))):
+            return tail_stmts[0]
+        if tail_stmts or nxt is None or nxt < 1:
+            return None
+        instrs = self.cfg.instrs
+        if [i.opname for i in instrs[nxt:nxt + 2]] != ["LOAD_CONST", "RETURN_VALUE"] or \
+                instrs[nxt - 1].opname != "POP_BLOCK" or any(i.target == nxt for i in instrs):
+            return None
+        k = nxt - 1
+        while k > 0 and instrs[k].opname == "POP_BLOCK":
+            k -= 1
+        if not (instrs[k].opname == "POP_TOP" and instrs[k - 1].opname == "CALL" and instrs[k - 1].arg == 3) \
+                and not (instrs[k].opname == "POP_FINALLY" and instrs[k - 1].opname == "WITH_CLEANUP_FINISH"):
+            # (3.8: the exit's WITH_CLEANUP_FINISH, then POP_FINALLY: a return leaving a with)
+            return None
+        return ast.Return(value=E.const(instrs[nxt].argval))
+
+    def _const_return_not_after(self, entry, tail_stmts, nxt):
+        """`with cm: ...; return <constant>` (3.10+): the exit call, then the constant
+        returned (in the statements after the exit, or in block ``nxt``, the end of an
+        enclosing try), like a return after the with. But code after the with also runs
+        where a suppressing __exit__ goes on (jumped to, or copied there); where that
+        path returns something else, the return is the body's. (the Return node, where
+        the suppressing path goes on), or (None, None)."""
+        if not V.EXIT_BLOCKS_COPIED:
+            return None, None
+        if nxt is None and len(tail_stmts) == 1 and isinstance(tail_stmts[0], ast.Return):
+            ret = tail_stmts[0]
+            if not isinstance(ret.value, (ast.Constant, type(None))):
+                return None, None
+            value = const_key(None if ret.value is None else ret.value.value)
+        elif not tail_stmts and nxt in self.cfg.blocks:
+            blk = self.cfg[self.cfg.through_jumps(nxt)]
+            load = const_returned(blk.instrs)
+            if load is None:
+                return None, None
+            value = const_key(load.argval)
+            ret = self._return(blk.last, E.const(load.argval))
+        else:
+            return None, None
+        cont = self._with_suppressed_exit(entry)
+        if cont is None or cont not in self.cfg.blocks:
+            return None, None
+        other = const_returned(self.cfg[self.cfg.through_jumps(cont)].instrs)
+        if other is not None and const_key(other.argval) == value:
+            return None, None
+        return ret, cont
+
+    def _with_suppressed_exit(self, entry):
+        """Where a with's handler continues when __exit__ returned true (or None)."""
+        window = self.cfg.instrs[entry.target:entry.target + WITH_EXIT_WINDOW]
+        if window[0].opname == "WITH_CLEANUP_START":
+            # 3.8: END_FINALLY re-raises unless __exit__ suppressed; then on after it
+            end = next((i for i in window if i.opname == "END_FINALLY"), None)
+            return None if end is None else self.cfg.fall(self.cfg[self.cfg.block_at[end.index]])
+        # to the branch taken when __exit__ suppressed the exception
+        test = next((i for i in window if i.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE")), None)
+        if test is None:
+            return None
+        blk = self.cfg[self.cfg.block_at[test.index]]
+        blk = self.cfg[self.cfg.target(test) if test.opname == "POP_JUMP_IF_TRUE" else self.cfg.fall(blk)]
+        # then past the POP_EXCEPT that ends the handler
+        seen = set()
+        while True:
+            if blk.id in seen:
+                return None
+            seen.add(blk.id)
+            if any(i.opname == "POP_EXCEPT" for i in blk.instrs):
+                nxt = blk.succs[0] if blk.succs else None
+                return nxt
+            if len(blk.succs) != 1:
+                return None
+            blk = self.cfg[blk.succs[0]]
+
+    def _skip_with_exit(self, bid, exit_marker, ctx, stack):
+        """Run the normal-exit call block(s) of a with statement; continue after them."""
+        out = []
+        st = list(stack)
+        while bid is not None:
+            blk = self.cfg[bid]
+            n = len(out)
+            if blk.last.opname == "SEND":  # `async with`: the exit call is awaited
+                self.ex.run(blk.instrs[:-1], st, out)
+                self._send(st)
+                bid = self.cfg.target(blk.last)
+                continue
+            for k, ins in enumerate(blk.instrs):
+                last = k == len(blk.instrs) - 1
+                if last and ins.opname in COND_JUMPS | {"JUMP", "RETURN_VALUE", "FOR_ITER"}:
+                    # exit call finished inside this block?  continue normally from here
+                    break
+                self.ex.run([ins], st, out)
+                if out[n:] and isinstance(out[-1], M.WithExitStmt) and out[-1].exit is exit_marker:
+                    out.pop()
+                    rest_instrs = blk.instrs[k + 1:]
+                    return self._continue_partial(blk, rest_instrs, ctx, st, out)
+            else:
+                bid = self.cfg.fall(blk)
+                continue
+            break
+        raise Mismatch("could not find the end of a with statement", function=self.code.co_name)
