@@ -20,58 +20,16 @@ class Branches:
         """An if statement on ``test`` (already folded from the blocks ``folded``), its
         arms run from ``stack``."""
         merge = self._branch_merge(test, t_true, t_false, ctx, blk)
-        then_first = t_true
-        else_first = t_false
-        cond = test
-        fall = self.cfg.fall(blk)
-        own = {self.cfg.target(self.cfg[b].last) for b in folded
-               if self._own_continue(b, self.cfg.target(self.cfg[b].last))}
-        if own & {t_true, t_false}:
-            # a `continue` of its own right after the test is the body of the if
-            if t_false in own and t_true not in own:
-                then_first, else_first, cond = t_false, t_true, E.negate(test)
-        elif t_false == fall and t_true != fall:
-            then_first, else_first, cond = t_false, t_true, E.negate(test)
-        elif t_true != fall and t_false != fall:
-            # both are jumps (compound conditions): the end of the loop body the tests
-            # jumped back from is never an arm of its own (3.12+); else the block laid
-            # out after the last test is the body (a jump back to a loop head is no
-            # body), else the nearer one
-            back = self._implicit_back(folded)
-            after = self.cfg.fall(self.cfg[max(folded)])
-            if t_true in back and t_false not in back:
-                then_first, else_first, cond = t_false, t_true, E.negate(test)
-            elif t_false in back and t_true not in back:
-                pass
-            elif after == t_false or (after != t_true and t_false < t_true):
-                then_first, else_first, cond = t_false, t_true, E.negate(test)
+        then_first, else_first, cond = self._arm_order(blk, test, t_true, t_false, folded)
         dead_jump = self._dead_else_jump(then_first, else_first) if V.KEEPS_DEAD_JUMPS else None
         if dead_jump is not None and merge == ctx.stop:
             merge = self._dead_jump_end(dead_jump, else_first, ctx)
         elif merge == ctx.stop and V.KEEPS_DEAD_JUMPS and not isinstance(test, M.ExcMatch):
             merge = self._else_jump_end(then_first, else_first, ctx)
-        while True:
-            sub = ctx.but(stop=merge) if merge is not None else ctx
-            then_stmts, then_stack = self.seq(then_first, sub, stack)
-            if else_first == merge:
-                else_stmts, else_stack = [], list(stack)
-            else:
-                else_stmts, else_stack = self.seq(else_first, sub, stack)
-            if (merge is not None and then_stack is not None and else_stack is not None
-                    and len(then_stack) == len(else_stack) > len(stack)):
-                # a conditional expression whose value is computed inside the arms (3.12+
-                # restores the locals an inlined comprehension hid: no statements of its own)
-                if not any(not isinstance(x, M.RestoreStmt) for x in then_stmts + else_stmts):
-                    merged = [x if x is y else ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
-                    return [], merge, merged
-                if self._bare_return(merge) and merge != ctx.stop:
-                    # arms that return in places and bring a value to the compiler's one
-                    # shared `return` elsewhere: each arm returns through it
-                    merge = None
-                    continue
-                raise Mismatch("statements inside a conditional expression",
-                               function=self.code.co_name)
-            break
+        merge, then_stmts, then_stack, else_stmts, else_stack, merged = \
+            self._if_arms(then_first, else_first, cond, merge, ctx, stack)
+        if merged is not None:
+            return [], merge, merged
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
             facts.note(node, Fact.TEST_OWN_LINE, True)
@@ -104,6 +62,60 @@ class Branches:
             return [node], merge, None if merge is None else list(stack)
         st = then_stack if then_stack is not None else else_stack
         return [node], merge, st
+
+    def _arm_order(self, blk, test, t_true, t_false, folded):
+        """(first block of the if body, first block of the else code, the if's test) for
+        the branch of ``blk`` (its test folded from the blocks ``folded``)."""
+        fall = self.cfg.fall(blk)
+        own = {self.cfg.target(self.cfg[b].last) for b in folded
+               if self._own_continue(b, self.cfg.target(self.cfg[b].last))}
+        if own & {t_true, t_false}:
+            # a `continue` of its own right after the test is the body of the if
+            if t_false in own and t_true not in own:
+                return t_false, t_true, E.negate(test)
+        elif t_false == fall and t_true != fall:
+            return t_false, t_true, E.negate(test)
+        elif t_true != fall and t_false != fall:
+            # both are jumps (compound conditions): the end of the loop body the tests
+            # jumped back from is never an arm of its own (3.12+); else the block laid
+            # out after the last test is the body (a jump back to a loop head is no
+            # body), else the nearer one
+            back = self._implicit_back(folded)
+            after = self.cfg.fall(self.cfg[max(folded)])
+            if t_true in back and t_false not in back:
+                return t_false, t_true, E.negate(test)
+            elif t_false in back and t_true not in back:
+                pass
+            elif after == t_false or (after != t_true and t_false < t_true):
+                return t_false, t_true, E.negate(test)
+        return t_true, t_false, test
+
+    def _if_arms(self, then_first, else_first, cond, merge, ctx, stack):
+        """Both arms of an if on ``cond``, up to ``merge``: (merge, then statements, then
+        stack, else statements, else stack, merged), merged being the stack with the
+        value of a conditional expression the arms compute instead (else None)."""
+        while True:
+            sub = ctx.but(stop=merge) if merge is not None else ctx
+            then_stmts, then_stack = self.seq(then_first, sub, stack)
+            if else_first == merge:
+                else_stmts, else_stack = [], list(stack)
+            else:
+                else_stmts, else_stack = self.seq(else_first, sub, stack)
+            if (merge is not None and then_stack is not None and else_stack is not None
+                    and len(then_stack) == len(else_stack) > len(stack)):
+                # a conditional expression whose value is computed inside the arms (3.12+
+                # restores the locals an inlined comprehension hid: no statements of its own)
+                if not any(not isinstance(x, M.RestoreStmt) for x in then_stmts + else_stmts):
+                    merged = [x if x is y else ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
+                    return merge, then_stmts, then_stack, else_stmts, else_stack, merged
+                if self._bare_return(merge) and merge != ctx.stop:
+                    # arms that return in places and bring a value to the compiler's one
+                    # shared `return` elsewhere: each arm returns through it
+                    merge = None
+                    continue
+                raise Mismatch("statements inside a conditional expression",
+                               function=self.code.co_name)
+            return merge, then_stmts, then_stack, else_stmts, else_stack, None
 
     def _skips_through_jump(self, bid, ctx):
         """Whether the arm at ``bid`` is a jump of its own back to the loop head: the

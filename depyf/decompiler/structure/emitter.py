@@ -102,21 +102,8 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
                 raise Mismatch("control flow returns to block %s without a loop" % bid,
                                function=self.code.co_name)
             visited.add(bid)
-            if ctx.loop is not None and not first:
-                if bid in ctx.loop.continue_targets:
-                    node = ast.Continue()
-                    if self._continue_in_clause(came_by):
-                        facts.note(node, Fact.EXPLICIT, True)
-                    out.append(node)
-                    return out, None
-                if bid == ctx.loop.follow:
-                    out.append(ast.Break())
-                    return out, None
-                if bid in ctx.loop.retests:
-                    self.ex.run(self.cfg[bid].instrs[:-1], stack, out)
-                    stack.pop()  # the test, evaluated again at the head
-                    out.append(ast.Continue())
-                    return out, None
+            if ctx.loop is not None and not first and self._loop_jump(bid, ctx, stack, out, came_by):
+                return out, None
             if ctx.region is not None and bid not in ctx.region:
                 if bid == ctx.region_exit or self._bare_jump_to(bid, ctx.region_exit) and not (
                         ctx.loop is not None and ctx.loop.header in ctx.region):
@@ -131,100 +118,131 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
                 return out, st
             enter_now, first = first, False
             blk = self.cfg[bid]
-            eff = self.effective_handler(bid)
-            if not same_entry(eff, ctx.handler):
-                chain = self.handler_chain(bid)
-                outer_pos = 0
-                if ctx.handler is not None:
-                    for k, e in enumerate(chain):
-                        if same_entry(e, ctx.handler):
-                            outer_pos = k + 1
-                            break
-                loop_first = (bid in self.latches and bid not in self._emitting_loops and
-                              not enter_now and outer_pos < len(chain) and
-                              not self._live_loop_body(bid) <= self.region_of(chain[outer_pos]))
-                if outer_pos < len(chain) and not loop_first:
-                    entry = chain[outer_pos]
-                    stmts, bid, stack = self.emit_protected(bid, entry, ctx, stack, enter_now)
-                    out.extend(stmts)
-                    if stack is None:
-                        return out, None
-                    continue
-            if bid in self.latches and bid not in self._emitting_loops and not enter_now:
-                stmts, bid, stack = self.emit_loop(bid, ctx, stack)
+            done = self._construct_at(bid, ctx, stack, enter_now)
+            if done is None:
+                bid, stack, jump = self._emit_block(blk, ctx, stack, out)
+                if jump is not None:
+                    came_by = jump
+            else:
+                stmts, bid, stack = done
                 out.extend(stmts)
-                if stack is None:
-                    return out, None
-                continue
-            if bid in self.matches and stack:
-                done = self.emit_match(self.matches[bid], ctx, stack)
-                if done is not None:
-                    stmts, bid, stack = done
-                    out.extend(stmts)
-                    if stack is None:
-                        return out, None
-                    continue
-            body = blk.instrs
-            last = blk.last
-            if last.opname == "END_FINALLY" and len(body) == 1:
-                # 3.8: re-raises a pending exception, or ends a finally body run normally
-                if stack and isinstance(stack[-1], M.ExcValue):
-                    out.append(reraise())
-                    return out, None
-                self.ex.run(body, stack, out)
-                bid = self.cfg.fall(blk)
-                if bid is None:
-                    return out, stack
-                continue
-            control = last.opname in COND_JUMPS or last.opname in V.BLOCK_CONTROL
-            self.ex.run(body[:-1] if control else body, stack, out)
-            if self.ex.temps and (last.opname in COND_JUMPS or last.opname == "JUMP" or not control):
-                # values kept across blocks are bound to temporaries (the condition itself
-                # stays on top, evaluated after them)
-                if last.opname in COND_JUMPS and stack:
-                    cond = stack.pop()
-                    self.ex.flush(stack, out)
-                    stack.append(cond)
-                else:
-                    self.ex.flush(stack, out)
-            if not control:
-                bid = self.cfg.fall(blk)
-                if bid is None:
-                    return out, stack
-                continue
-            op = last.opname
-            if op == "JUMP":
-                bid = self.cfg.target(last)
-                came_by = last
-                continue
-            if op == "RETURN_VALUE":
-                ret = self._return(last, stack.pop())
-                # the function's own last instruction: its implicit `return None`, when
-                # a path that falls off the end brings it into a statement
-                facts.note(ret, Fact.AT_END, last.index == len(self.cfg.instrs) - 1)
-                out.append(ret)
+            if stack is None:
                 return out, None
-            if op == "RAISE_VARARGS":
-                out.append(self._raise(last.arg, stack))
-                return out, None
-            if op == "RERAISE":
+
+    def _loop_jump(self, bid, ctx, stack, out, came_by):
+        """Whether block ``bid``, reached inside the body of loop ``ctx.loop``, is one of
+        the loop's own ways on, which ends the sequence: `continue` (the head; a latch
+        that tests the condition again, its statements first) or `break` (the follow).
+        The statement is appended to ``out``."""
+        loop = ctx.loop
+        if bid in loop.continue_targets:
+            node = ast.Continue()
+            if self._continue_in_clause(came_by):
+                facts.note(node, Fact.EXPLICIT, True)
+            out.append(node)
+            return True
+        if bid == loop.follow:
+            out.append(ast.Break())
+            return True
+        if bid in loop.retests:
+            self.ex.run(self.cfg[bid].instrs[:-1], stack, out)
+            stack.pop()  # the test, evaluated again at the head
+            out.append(ast.Continue())
+            return True
+        return False
+
+    def _construct_at(self, bid, ctx, stack, enter_now):
+        """The construct that starts at block ``bid``: a try/with region entered there, a
+        loop headed there, a match statement whose subject is on the stack. Its
+        (statements, block to go on from, stack), or None for ordinary code."""
+        if not same_entry(self.effective_handler(bid), ctx.handler):
+            entry = self._region_to_enter(bid, ctx, enter_now)
+            if entry is not None:
+                return self.emit_protected(bid, entry, ctx, stack, enter_now)
+        if bid in self.latches and bid not in self._emitting_loops and not enter_now:
+            return self.emit_loop(bid, ctx, stack)
+        if bid in self.matches and stack:
+            return self.emit_match(self.matches[bid], ctx, stack)  # (None: does not fit)
+        return None
+
+    def _region_to_enter(self, bid, ctx, enter_now):
+        """The handler entry of the outermost region around ``bid`` inside the one being
+        emitted, or None: none, or a loop headed at ``bid`` that the region lies inside
+        (the loop is emitted first, the region inside its body)."""
+        chain = self.handler_chain(bid)
+        outer_pos = 0
+        if ctx.handler is not None:
+            for k, e in enumerate(chain):
+                if same_entry(e, ctx.handler):
+                    outer_pos = k + 1
+                    break
+        if outer_pos >= len(chain):
+            return None
+        if bid in self.latches and bid not in self._emitting_loops and not enter_now and \
+                not self._live_loop_body(bid) <= self.region_of(chain[outer_pos]):
+            return None
+        return chain[outer_pos]
+
+    def _emit_block(self, blk, ctx, stack, out):
+        """Run block ``blk`` and emit what its last instruction does. (block to go on
+        from, stack, the JUMP that leads there or None); stack None: no way on (a
+        return, a raise, arms that all left)."""
+        body = blk.instrs
+        last = blk.last
+        if last.opname == "END_FINALLY" and len(body) == 1:
+            # 3.8: re-raises a pending exception, or ends a finally body run normally
+            if stack and isinstance(stack[-1], M.ExcValue):
                 out.append(reraise())
-                return out, None
-            if op in COND_JUMPS:
-                stmts, bid, stack = self.emit_branch(blk, ctx, stack)
-                out.extend(stmts)
-                if stack is None:
-                    return out, None
-                continue
-            if op == "SEND":
-                self._send(stack)
-                bid = self.cfg.target(last)
-                continue
-            if op == "FOR_ITER":
-                raise Mismatch("FOR_ITER outside a loop header", function=self.code.co_name,
-                               opname=op, offset=last.offset)
-            raise Mismatch("unsupported control instruction", function=self.code.co_name,
+                return None, None, None
+            self.ex.run(body, stack, out)
+            return self.cfg.fall(blk), stack, None
+        control = last.opname in COND_JUMPS or last.opname in V.BLOCK_CONTROL
+        self.ex.run(body[:-1] if control else body, stack, out)
+        if self.ex.temps and (last.opname in COND_JUMPS or last.opname == "JUMP" or not control):
+            # values kept across blocks are bound to temporaries (the condition itself
+            # stays on top, evaluated after them)
+            if last.opname in COND_JUMPS and stack:
+                cond = stack.pop()
+                self.ex.flush(stack, out)
+                stack.append(cond)
+            else:
+                self.ex.flush(stack, out)
+        if not control:
+            return self.cfg.fall(blk), stack, None
+        return self._block_end(blk, ctx, stack, out)
+
+    def _block_end(self, blk, ctx, stack, out):
+        """The statement or construct of a block's last instruction, the rest run (see
+        ``_emit_block``)."""
+        last = blk.last
+        op = last.opname
+        if op == "JUMP":
+            return self.cfg.target(last), stack, last
+        if op == "RETURN_VALUE":
+            ret = self._return(last, stack.pop())
+            # the function's own last instruction: its implicit `return None`, when
+            # a path that falls off the end brings it into a statement
+            facts.note(ret, Fact.AT_END, last.index == len(self.cfg.instrs) - 1)
+            out.append(ret)
+            return None, None, None
+        if op == "RAISE_VARARGS":
+            out.append(self._raise(last.arg, stack))
+            return None, None, None
+        if op == "RERAISE":
+            out.append(reraise())
+            return None, None, None
+        if op in COND_JUMPS:
+            stmts, bid, stack = self.emit_branch(blk, ctx, stack)
+            out.extend(stmts)
+            return bid, stack, None
+        if op == "SEND":
+            self._send(stack)
+            return self.cfg.target(last), stack, None
+        if op == "FOR_ITER":
+            raise Mismatch("FOR_ITER outside a loop header", function=self.code.co_name,
                            opname=op, offset=last.offset)
+        raise Mismatch("unsupported control instruction", function=self.code.co_name,
+                       opname=op, offset=last.offset)
 
     def _bare_jump_out(self, bid, ctx):
         """Whether block ``bid``, outside the try region being emitted, is only a jump to

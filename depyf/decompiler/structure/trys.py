@@ -49,8 +49,45 @@ class Trys:
         return (exits - folded) | {bare[t] for t in folded}
 
     def _emit_try(self, bid, entry, inner, ctx, stack, exit_block, enter):
+        """The try statement of handler ``entry`` whose body starts at ``bid`` (``inner``:
+        the body's ctx; ``exit_block``: where the body falls out of the region)."""
         if exit_block is not None and exit_block == entry.target:
             return self._emit_try_38(bid, entry, inner, ctx, stack, enter)
+        body, body_stack, exit_block = self._try_body(bid, entry, inner, ctx, stack, exit_block, enter)
+        if self._is_star_handler(entry.target):
+            return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
+        follow = self._try_follow(entry, exit_block, body_stack, ctx)
+        hstmts, hstack, clause_returned = self._try_clauses(entry, follow, ctx, stack)
+        from ..rewrite.rules import build_try
+        node, is_finally = build_try(body, hstmts, self.code.co_name)
+        if is_finally:
+            # the finally body also runs, copied, on the normal path: continue there
+            if body_stack is None:
+                return [node], None, None
+            facts.note(node, Fact.FINALLY_COPY, True)
+            return [node], exit_block, body_stack
+        orelse = []
+        st = hstack if hstack is not None else body_stack
+        if body_stack is not None and exit_block is not None and exit_block != follow:
+            orelse, ostack = self.seq(exit_block, ctx.but(stop=follow), body_stack)
+            if ostack is not None:
+                st = ostack
+            elif hstack is None:
+                st = None
+        node.orelse = orelse
+        if follow is None:
+            # every path left the try, or reached the end of the enclosing construct
+            return [node], None, st
+        if st is None and clause_returned:
+            # the clauses that reached the end returned through it: no path goes on
+            return [node], None, None
+        if st is None and follow is not None:
+            st = list(stack)
+        return [node], follow, st
+
+    def _try_body(self, bid, entry, inner, ctx, stack, exit_block, enter):
+        """The try body's statements, the stack it ends with and its way out (both None
+        once a `return` whose value leaves the protected range is taken into it)."""
         body, body_stack = self.seq(bid, inner, stack, enter=enter)
         if body_stack is not None and len(body_stack) > len(stack) and exit_block is not None and \
                 not any(isinstance(v, M.Marker) for v in body_stack[len(stack):]):
@@ -71,13 +108,11 @@ class Trys:
             if st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
-        if self._is_star_handler(entry.target):
-            return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
-        if V.HAS_EXCEPTION_TABLE:
-            handler_stack = list(stack) + [M.ExcValue()]
-        else:
-            handler_stack = list(stack) + [M.PrevExc(), M.PrevExc(), M.PrevExc(),
-                                           M.ExcValue("tb"), M.ExcValue("value"), M.ExcValue("type")]
+        return body, body_stack, exit_block
+
+    def _try_follow(self, entry, exit_block, body_stack, ctx):
+        """Where the try statement ends: the block after it, or None when every path
+        leaves it (or reaches the end of the enclosing construct)."""
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
         if follow == entry.target or (len(sources) == 1 and follow is not None and any(
@@ -131,6 +166,17 @@ class Trys:
             if head is not None and head != self.cfg.through_jumps(exit_block):
                 # the try ends the loop body: the code the body goes on to is its else
                 follow = head
+        return follow
+
+    def _try_clauses(self, entry, follow, ctx, stack):
+        """The handler's code up to ``follow`` (``build_try`` reads it back as clauses),
+        the stack a clause that goes on to ``follow`` ends with (else None), and whether
+        a clause returned through that end."""
+        if V.HAS_EXCEPTION_TABLE:
+            handler_stack = list(stack) + [M.ExcValue()]
+        else:
+            handler_stack = list(stack) + [M.PrevExc(), M.PrevExc(), M.PrevExc(),
+                                           M.ExcValue("tb"), M.ExcValue("value"), M.ExcValue("type")]
         hctx = ctx.but(stop=follow, clause_base=len(stack))
         returned = self._clause_returns
         hstmts, hstack = self.seq(entry.target, hctx, handler_stack)
@@ -143,32 +189,7 @@ class Trys:
         if hstack is not None and follow is not None and \
                 not self._leaves_to(entry.target, follow, ctx.sinks() | {follow}, None):
             hstack = None  # every clause returns or raises: the stop was reached as a bound
-        from ..rewrite.rules import build_try
-        node, is_finally = build_try(body, hstmts, self.code.co_name)
-        if is_finally:
-            # the finally body also runs, copied, on the normal path: continue there
-            if body_stack is None:
-                return [node], None, None
-            facts.note(node, Fact.FINALLY_COPY, True)
-            return [node], exit_block, body_stack
-        orelse = []
-        st = hstack if hstack is not None else body_stack
-        if body_stack is not None and exit_block is not None and exit_block != follow:
-            orelse, ostack = self.seq(exit_block, ctx.but(stop=follow), body_stack)
-            if ostack is not None:
-                st = ostack
-            elif hstack is None:
-                st = None
-        node.orelse = orelse
-        if follow is None:
-            # every path left the try, or reached the end of the enclosing construct
-            return [node], None, st
-        if st is None and clause_returned:
-            # the clauses that reached the end returned through it: no path goes on
-            return [node], None, None
-        if st is None and follow is not None:
-            st = list(stack)
-        return [node], follow, st
+        return hstmts, hstack, clause_returned
 
     def _emit_try_38(self, bid, entry, inner, ctx, stack, enter):
         """3.8 try/finally: the normal path falls into the finally body, which ends in
