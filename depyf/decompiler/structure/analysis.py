@@ -9,11 +9,20 @@ from .helpers import WITH_EXIT_WINDOW, first_op, same_entry
 class Analysis:
     """Mixin of ``Emitter``: the analyses, over ``self.cfg`` (set up in ``__init__``)."""
 
+    def _protected_by_handler(self):
+        """Handler target -> the blocks it protects directly."""
+        protected = {}
+        for blk in self.cfg.blocks.values():
+            if blk.handler is not None:
+                protected.setdefault(blk.handler.target, []).append(blk.id)
+        return protected
+
     def _find_loops(self):
-        self.latches = {}
+        """Loop head -> the blocks that jump back to it (its latches)."""
+        latches = {}
         for blk in self.cfg.blocks.values():
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
-                self.latches[blk.id] = []  # a for loop, even one whose body never loops back
+                latches[blk.id] = []  # a for loop, even one whose body never loops back
         dom, index = self._dom
         dead = []
         for blk in self.cfg.blocks.values():
@@ -28,12 +37,13 @@ class Analysis:
             # the code they return to jump backwards without looping)
             if head in index and blk.id in dom and dom[blk.id] >> index[head] & 1 and \
                     self.cfg[head].last.opname != "SEND":
-                self.latches.setdefault(head, []).append(blk.id)
+                latches.setdefault(head, []).append(blk.id)
         for bid, head in dead:
             # code nothing reaches (the jump back after a loop's last break) belongs to
             # the loop it jumps to; it makes no loop of its own
-            if head in self.latches and bid > head:
-                self.latches[head].append(bid)
+            if head in latches and bid > head:
+                latches[head].append(bid)
+        return latches
 
     def loop_body(self, header):
         """The blocks from which the loop goes back to ``header``; a handler inside the
@@ -60,9 +70,9 @@ class Analysis:
 
     def _classify_handlers(self):
         """Kind of each handler target: 'try', 'with', or 'cleanup' (compiler-internal)."""
-        self.handler_kind = {}
+        kinds = {}
         for e in self.cfg.entries:
-            if e.target in self.handler_kind or e.target not in self.cfg.blocks:
+            if e.target in kinds or e.target not in self.cfg.blocks:
                 continue
             ops = [i.opname for i in self.cfg.instrs[e.target:e.target + 6]]
             if ops[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or ops[:1] in (
@@ -79,7 +89,8 @@ class Analysis:
                 kind = "cleanup"
             else:
                 kind = self._classify_old(e.target, ops)
-            self.handler_kind[e.target] = kind
+            kinds[e.target] = kind
+        return kinds
 
     def _classify_old(self, target, ops):
         # up to 3.10: `except E as e` bodies are protected by a cleanup that deletes e

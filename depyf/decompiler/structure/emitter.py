@@ -47,14 +47,10 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
                        merge_tails=merge_tails and not executor.temps, extra_leaders=starts)
         self.ex = executor
         self._dom = self.cfg.dominators()  # (dominator bit masks, block index)
-        # handler target -> the blocks it protects
-        self._protected = {}
-        for blk in self.cfg.blocks.values():
-            if blk.handler is not None:
-                self._protected.setdefault(blk.handler.target, []).append(blk.id)
+        self._protected = self._protected_by_handler()
         self._region_cache = {}  # (start, target) of an entry -> ``region_of`` it
-        self._find_loops()
-        self._classify_handlers()
+        self.latches = self._find_loops()  # loop head -> latches
+        self.handler_kind = self._classify_handlers()  # handler target -> try/with/cleanup
         self._emitting_loops = set()
         self._active = set()  # seq calls in progress, to refuse endless recursion
         self._clause_returns = 0  # how many except clauses returned through their end
@@ -63,8 +59,17 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
         try:
             stmts, _ = self.seq(0, Ctx(), [])
         except IndexError:
-            # a path reached an instruction with fewer values on the stack than it takes:
-            # the structure chosen does not fit this code
+            # a path reached an instruction with fewer values on the stack than it takes
+            # (a pop of an empty list, in ``_block_end`` or in any of the executor's op
+            # handlers): the structure chosen does not fit this code. Over the stdlib
+            # round trip and the tests on 3.8-3.13 this happens once, at the top level
+            # (3.10, corpus `for_else_inside_try_with_return_in_else`: RETURN_VALUE in
+            # the first reading ``api`` tries; the next one succeeds). It stays an
+            # IndexError up to here on purpose: a Mismatch raised at the pop would be
+            # caught by the retries inside the structure (``emit_branch``,
+            # ``_value_branch``, trial conditions, ...) and could change which reading of
+            # a region is taken; an underflow abandons the whole reading. Checking every
+            # pop explicitly would mean a non-Mismatch signal in the executor's handlers.
             raise Mismatch("unexpected stack state while structuring",
                            function=self.code.co_name) from None
         return stmts
