@@ -42,14 +42,16 @@ def class_body(code, body):
 
 def module_body(body):
     """The source statements of a module body read as ``body``: without the closing
-    ``return None`` and ``SETUP_ANNOTATIONS``, with its docstring and annotations."""
+    ``return None`` and ``SETUP_ANNOTATIONS`` (which comes before the docstring from
+    3.9), with its docstring and annotations."""
+    body = [s for s in body if not isinstance(s, M.SetupAnnotations)]
     if body and isinstance(body[-1], ast.Return) and (
             body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
         body = body[:-1]
     if body and _assigns_name(body[0]) == "__doc__" and \
             isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
         body[0] = ast.Expr(value=body[0].value)
-    return [s for s in annotated_assignments(body) if not isinstance(s, M.SetupAnnotations)]
+    return annotated_assignments(body)
 
 
 def _assigns_name(stmt):
