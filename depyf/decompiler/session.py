@@ -21,8 +21,8 @@ from .flow.instructions import normalize
 from .rewrite.mangling import mangle
 from .rewrite.rules import finish_body, returned_expression
 from .rewrite.signature import build_arguments
+from .rewrite import bookkeeping
 from .structure.emitter import Emitter
-from . import bodies
 from . import facts
 from .facts import Fact
 
@@ -74,10 +74,10 @@ class DecompileSession:
         finally:
             self.scopes.pop()
         stmts = [self._materialize(s) for s in stmts]
-        decls = bodies.declarations(code, instrs, self._outer_function_cells(code)) \
+        decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code)) \
             if kind != "comprehension" else []
         if kind == "function":
-            decls += bodies.cell_declarations(code, instrs)
+            decls += bookkeeping.cell_declarations(code, instrs)
         tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
                 [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]
                 and instrs[-2].argval is None and
@@ -231,7 +231,7 @@ class DecompileSession:
             body = self.body_of(code, kind="class")
         finally:
             self.classes.pop()
-        cleaned = bodies.class_body(code, body)
+        cleaned = bookkeeping.class_body(code, body)
         node = ast.ClassDef(name=name_node.value, bases=list(bases), keywords=list(keywords),
                             body=cleaned or [ast.Pass()], decorator_list=[])
         if hasattr(ast, "TypeVar"):
@@ -242,7 +242,7 @@ class DecompileSession:
 
     def make_module(self, code):
         """The ``ast.Module`` of a module's code object."""
-        body = bodies.module_body(self.body_of(code, kind="module"))
+        body = bookkeeping.module_body(self.body_of(code, kind="module"))
         return ast.Module(body=body or [ast.Pass()], type_ignores=[])
 
 

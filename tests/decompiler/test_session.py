@@ -1,12 +1,13 @@
-"""The decompile session (``decompiler/session.py``) and the body clean-ups it shares with
-module decompilation (``decompiler/bodies.py``): table-driven, on bodies parsed from text
-(``ast.parse`` accepts a ``return`` anywhere; only the compiler refuses it)."""
+"""The decompile session (``decompiler/session.py``) and the body clean-ups it shares
+with module decompilation (``decompiler/rewrite/bookkeeping.py``): table-driven, on
+bodies parsed from text (``ast.parse`` accepts a ``return`` anywhere; only the compiler
+refuses it)."""
 import ast
 import types
 
 import pytest
 
-from depyf.decompiler import bodies
+from depyf.decompiler.rewrite import bookkeeping
 from depyf.decompiler.api import READINGS
 from depyf.decompiler.facts import Fact, get
 from depyf.decompiler.output.printer import unparse
@@ -44,19 +45,19 @@ CLASS_BODIES = [
 
 @pytest.mark.parametrize("source,expected", CLASS_BODIES)
 def test_class_body(source, expected):
-    assert _text(bodies.class_body(CLASS_CODE, _stmts(source))) == _text(_stmts(expected))
+    assert _text(bookkeeping.class_body(CLASS_CODE, _stmts(source))) == _text(_stmts(expected))
 
 
 def test_class_body_drops_the_type_params_bookkeeping():
     # 3.12+: `__type_params__ = .type_params` (a name no source can write)
     stmt = ast.Assign(targets=[ast.Name(id="__type_params__", ctx=ast.Store())],
                       value=ast.Name(id=".type_params", ctx=ast.Load()), type_comment=None)
-    assert _text(bodies.class_body(CLASS_CODE, [stmt] + _stmts("x = 1\n"))) == "x = 1\n"
+    assert _text(bookkeeping.class_body(CLASS_CODE, [stmt] + _stmts("x = 1\n"))) == "x = 1\n"
     # `__classdict__ = locals()` only where the body has that cell
     classdict = _stmts("__classdict__ = locals()\n")
-    assert _text(bodies.class_body(CLASS_CODE, classdict)) == "__classdict__ = locals()\n"
+    assert _text(bookkeeping.class_body(CLASS_CODE, classdict)) == "__classdict__ = locals()\n"
     with_cell = types.SimpleNamespace(co_name="C", co_cellvars=("__classdict__",))
-    assert bodies.class_body(with_cell, _stmts("__classdict__ = locals()\n")) == []
+    assert bookkeeping.class_body(with_cell, _stmts("__classdict__ = locals()\n")) == []
 
 
 MODULE_BODIES = [
@@ -69,13 +70,13 @@ MODULE_BODIES = [
 
 @pytest.mark.parametrize("source,expected", MODULE_BODIES)
 def test_module_body(source, expected):
-    assert _text(bodies.module_body(_stmts(source))) == _text(_stmts(expected))
+    assert _text(bookkeeping.module_body(_stmts(source))) == _text(_stmts(expected))
 
 
 def test_module_body_drops_setup_annotations():
     # from 3.9 it comes before the docstring
     stmts = [M.SetupAnnotations()] + _stmts("__doc__ = 'text'\n__annotations__['x'] = int\n")
-    assert _text(bodies.module_body(stmts)) == _text(_stmts("'text'\nx: int\n"))
+    assert _text(bookkeeping.module_body(stmts)) == _text(_stmts("'text'\nx: int\n"))
 
 
 def _code(source, name=None):

@@ -4,14 +4,15 @@ A class or module body is read like a function body, so it comes back with what 
 compiler added to it: ``__module__ = __name__``, ``__qualname__ = ...``, the closing
 ``return``, ``__annotations__['x'] = T`` for ``x: T``. A function body lacks what only a
 declaration says: ``global`` / ``nonlocal`` and cells nothing captures. The session
-(``session``) and module decompilation (``modules``) share these clean-ups.
+(``decompiler/session.py``) uses these for the bodies it reads, module decompilation
+(``decompiler/modules.py``) through the session.
 """
 import ast
 import inspect
 
-from .rewrite.mangling import unmangle_class_body
-from .symbolic import exprs as E
-from .symbolic import markers as M
+from .mangling import unmangle_class_body
+from ..symbolic import exprs as E
+from ..symbolic import markers as M
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
                       "__classdictcell__"}
