@@ -4,10 +4,10 @@ The decompiler (``decompile``, ``Decompiler``, ``decompile_module``) is stdlib-o
 The torch integration (``prepare_debug``, ``debug``, ``install``, ``uninstall``) is
 loaded lazily, so ``import depyf`` works without torch installed.
 """
-from .errors import (DecompilationError, TorchNotAvailableError, UnprovenError,
-                     UnsupportedPycError)
+from .errors import (DecompilationError, InternalError, TorchNotAvailableError, UnprovenError,
+                     UnsupportedInstruction, UnsupportedPycError, UnsupportedShape)
 from .decompiler.api import Decompiler, decompile
-from .module import decompile_module, decompile_pyc
+from .decompiler.modules import decompile_module, decompile_pyc
 
 __version__ = "0.1.0"
 
@@ -42,6 +42,9 @@ __all__ = [
     "Decompiler",
     "DecompilationError",
     "UnprovenError",
+    "UnsupportedInstruction",
+    "UnsupportedShape",
+    "InternalError",
     "UnsupportedPycError",
     "TorchNotAvailableError",
     "decompile_module",

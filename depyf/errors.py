@@ -23,12 +23,20 @@ class DecompilationError(Exception):
         if opname is not None:
             where.append("instruction %s at offset %s" % (opname, offset))
         where.append("Python %s" % PY_VERSION)
-        super().__init__("cannot decompile %s: %s" % (", ".join(where), reason))
+        super().__init__("cannot decompile %s: %s%s" % (", ".join(where), reason, self._advice()))
+
+    def _advice(self):
+        """What to do next, appended to the message (empty: the reason says it all)."""
+        return ""
 
 
 class UnsupportedInstruction(DecompilationError):
     """An instruction depyf has no reading for (``opname``, ``offset``): a bytecode feature
     this version of depyf does not handle. Please report it with the code object."""
+
+    def _advice(self):
+        return " (depyf does not handle this instruction yet: please report it with this " \
+            "code object)"
 
 
 class UnsupportedShape(DecompilationError):
@@ -38,8 +46,13 @@ class UnsupportedShape(DecompilationError):
     it if the code came from Python source."""
 
     def __init__(self, reason, *, readings=(), **where):
-        super().__init__(reason, **where)
         self.readings = tuple(readings)
+        super().__init__(reason, **where)
+
+    def _advice(self):
+        tried = "; readings tried: %s" % ", ".join(self.readings) if self.readings else ""
+        return " (no reading of the bytecode as statements fits%s; please report it if " \
+            "the code came from Python source)" % tried
 
 
 class InternalError(DecompilationError):
@@ -47,10 +60,11 @@ class InternalError(DecompilationError):
     Please report it with the function or code object that triggered it."""
 
     def __init__(self, reason, *, cause=None, **where):
-        super().__init__(reason + " (a bug in depyf: please report it with this code object)",
-                         **where)
-        self.reason = reason
         self.cause = cause
+        super().__init__(reason, **where)
+
+    def _advice(self):
+        return " (a bug in depyf: please report it with this code object)"
 
 
 class UnprovenError(DecompilationError):

@@ -2,10 +2,10 @@
 
 Structuring tries readings (a value branch, then a statement branch; one order of copied
 tails, then the other; temporaries) and backs off when one does not fit. ``Mismatch`` is
-that signal. It never leaves the package: at the public entry points (``api``) one that
-no reading got past becomes a ``DecompilationError`` subclass that says what to do
-(``UnsupportedInstruction``, ``UnsupportedShape``), and anything else that escapes a
-stage is a bug in depyf (``InternalError``).
+that signal. It never leaves the package: at the public entry points
+(``api.public_errors``) one that no reading got past becomes a ``DecompilationError``
+subclass that says what to do (``UnsupportedInstruction``, ``UnsupportedShape``), and
+anything else that escapes a stage is a bug in depyf (``InternalError``).
 """
 
 

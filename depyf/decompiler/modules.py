@@ -6,16 +6,15 @@ definitions, top-level statements), without the ``def`` around it. A ``.pyc`` is
 bytecode are specific to one Python version, so a file from another version is refused
 with the version it needs.
 """
-import ast
 import importlib.util
 import marshal
 import sys
 import types
 
-from .decompiler.api import _Nested, annotated_assignments, public_error
-from .decompiler.mismatch import Mismatch
-from .decompiler.output.printer import unparse
-from .errors import DecompilationError, UnsupportedPycError
+from .api import public_errors
+from .output.printer import unparse
+from .session import DecompileSession
+from ..errors import UnsupportedPycError
 
 # First magic number of each version's range (Lib/importlib/_bootstrap_external.py).
 _MAGIC_RANGES = [
@@ -37,22 +36,8 @@ def decompile_module(code, indentation=4):
     """Decompile a module-level code object into the source of the whole module."""
     if not isinstance(code, types.CodeType):
         raise TypeError("decompile_module expects a code object, got %s" % type(code).__name__)
-    nested = _Nested({}, "__temp_")
-    try:
-        body = nested.body_of(code, kind="module")
-    except Mismatch as err:
-        raise public_error(err, "<module>") from None
-    if body and isinstance(body[-1], ast.Return) and (
-            body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
-        body = body[:-1]
-    if body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 and \
-            isinstance(body[0].targets[0], ast.Name) and body[0].targets[0].id == "__doc__" and \
-            isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-        body[0] = ast.Expr(value=body[0].value)
-    body = [s for s in annotated_assignments(body)
-            if not type(s).__name__ == "_SetupAnnotations"]
-    tree = ast.Module(body=body or [ast.Pass()], type_ignores=[])
-    return unparse(tree, indentation)
+    with public_errors("<module>"):
+        return unparse(DecompileSession({}, "__temp_").make_module(code), indentation)
 
 
 def decompile_pyc(path, indentation=4):
@@ -77,7 +62,4 @@ def decompile_pyc(path, indentation=4):
         raise UnsupportedPycError("%s: corrupt .pyc (%s)" % (path, exc)) from None
     if not isinstance(code, types.CodeType):
         raise UnsupportedPycError("%s does not contain a code object" % path)
-    try:
-        return decompile_module(code, indentation)
-    except DecompilationError:
-        raise
+    return decompile_module(code, indentation)

@@ -1,0 +1,183 @@
+"""The compiler's own statements in a body, taken out or put back as source.
+
+A class or module body is read like a function body, so it comes back with what the
+compiler added to it: ``__module__ = __name__``, ``__qualname__ = ...``, the closing
+``return``, ``__annotations__['x'] = T`` for ``x: T``. A function body lacks what only a
+declaration says: ``global`` / ``nonlocal`` and cells nothing captures. The session
+(``decompiler/session.py``) uses these for the bodies it reads, module decompilation
+(``decompiler/modules.py``) through the session.
+"""
+import ast
+import inspect
+
+from .mangling import unmangle_class_body
+from ..symbolic import exprs as E
+from ..symbolic import markers as M
+
+_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
+                      "__classdictcell__"}
+
+
+def class_body(code, body):
+    """The source statements of the class body ``code`` read as ``body``: without the
+    compiler's bookkeeping, with annotated assignments and private names as written."""
+    cleaned = []
+    for s in body:
+        if _assigns_name(s) in _CLASS_BOOKKEEPING:
+            continue
+        if isinstance(s, ast.Return):  # `return __classcell__` / implicit return
+            continue
+        if _assigns_name(s) == "__classcell__":
+            continue
+        if isinstance(s, M.SetupAnnotations):
+            continue
+        if _is_class_scope_bookkeeping(s, code):
+            continue
+        cleaned.append(s)
+    _drop_copied_tail_bookkeeping(cleaned)
+    cleaned = unmangle_class_body(code.co_name, annotated_assignments(cleaned))
+    if cleaned and _assigns_name(cleaned[0]) == "__doc__":
+        cleaned[0] = ast.Expr(value=cleaned[0].value)
+    return cleaned
+
+
+def module_body(body):
+    """The source statements of a module body read as ``body``: without the closing
+    ``return None`` and ``SETUP_ANNOTATIONS`` (which comes before the docstring from
+    3.9), with its docstring and annotations."""
+    body = [s for s in body if not isinstance(s, M.SetupAnnotations)]
+    if body and isinstance(body[-1], ast.Return) and (
+            body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
+        body = body[:-1]
+    if body and _assigns_name(body[0]) == "__doc__" and \
+            isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body[0] = ast.Expr(value=body[0].value)
+    return annotated_assignments(body)
+
+
+def _assigns_name(stmt):
+    """The name ``stmt`` assigns to alone (``name = value``), or None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    return None
+
+
+def _drop_copied_tail_bookkeeping(stmts):
+    """A class body's closing bookkeeping (``return None``, 3.13+'s
+    ``__static_attributes__ = (...)``) is copied, like any tail, into the branches of an
+    if/else or the handlers of a try that ends the body: drop it there as at the top
+    level (a class body has no return of its own). Edits ``stmts`` in place."""
+    while stmts and (isinstance(stmts[-1], ast.Return) or
+                     _assigns_name(stmts[-1]) == "__static_attributes__"):
+        stmts.pop()
+    if not stmts:
+        return
+    last = stmts[-1]
+    blocks = []
+    if isinstance(last, ast.If) and last.orelse:
+        blocks = [last.body, last.orelse]
+    elif type(last).__name__ in ("Try", "TryStar"):
+        blocks = [last.body, last.orelse] + [h.body for h in last.handlers]
+    for block in blocks:
+        if block:
+            _drop_copied_tail_bookkeeping(block)
+            if not block:
+                block.append(ast.Pass())
+    if isinstance(last, ast.If) and len(last.orelse) == 1 and isinstance(last.orelse[0], ast.Pass):
+        last.orelse = []
+    if type(last).__name__ in ("Try", "TryStar") and len(last.orelse) == 1 and \
+            isinstance(last.orelse[0], ast.Pass):
+        last.orelse = []
+
+
+def _is_class_scope_bookkeeping(stmt, code):
+    """3.12+ class bodies with type parameters or annotation scopes: the compiler's own
+    ``__type_params__ = .type_params`` and ``__classdict__ = locals()`` (the cell through
+    which bounds and alias values see class-level names)."""
+    target, value = _assigns_name(stmt), getattr(stmt, "value", None)
+    if target == "__type_params__":
+        return isinstance(value, ast.Name) and value.id == ".type_params"
+    if target == "__classdict__" and "__classdict__" in code.co_cellvars:
+        return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and
+                value.func.id == "locals" and not value.args and not value.keywords)
+    return False
+
+
+def annotated_assignments(stmts):
+    """`__annotations__['x'] = T` (after an optional `x = v`) is `x: T = v` in a class or
+    module body; the compiler sets up ``__annotations__`` only for the real syntax."""
+    out = []
+    for s in stmts:
+        t = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+                t.value.id == "__annotations__":
+            key = t.slice.value if hasattr(t.slice, "value") and not isinstance(t.slice, ast.Constant) \
+                else t.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+                name = key.value
+                value = None
+                prev = out[-1] if out else None
+                if _assigns_name(prev) == name:
+                    value = out.pop().value
+                out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()),
+                                         annotation=s.value, value=value, simple=1))
+                continue
+        out.append(s)
+    return out
+
+
+def declarations(code, instrs, outer_cells=()):
+    """`global` / `nonlocal` statements: names this code rebinds outside its own scope.
+    ``outer_cells``: free variables that are cells of an enclosing function."""
+    stored_globals, stored_free = [], []
+    free = set(code.co_freevars)
+    for ins in instrs:
+        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in stored_globals:
+            stored_globals.append(ins.argval)
+        if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free and \
+                ins.argval not in stored_free and ins.argval != "__class__":
+            stored_free.append(ins.argval)
+    # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
+    # outer `x` a cell: `f.__closure__` sees it)
+    used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))
+            or (ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
+    stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
+                    and n not in stored_free]
+    out = []
+    if stored_globals:
+        out.append(ast.Global(names=stored_globals))
+    if stored_free:
+        out.append(ast.Nonlocal(names=stored_free))
+    return out
+
+
+def cell_declarations(code, instrs):
+    """Cells that no nested function made by ``code`` captures (Dynamo's code keeps the
+    cells, and the unused constants, of the frame it replaces: a local that a lambda or a
+    comprehension captured) stay cells through a lambda that reads them in a block that
+    never runs (the compiler makes a name a cell from the scopes alone and emits nothing
+    for ``if False:``); a cell nothing binds is bound there too, or it would be global."""
+    captured, bound = set(), set(code.co_varnames[:_param_count(code)])
+    for ins in instrs:
+        if hasattr(ins.argval, "co_code"):
+            captured.update(ins.argval.co_freevars)
+        if ins.opname in ("STORE_DEREF", "DELETE_DEREF"):
+            bound.add(ins.argval)
+    lone = [n for n in code.co_cellvars if n not in captured]
+    if not lone:
+        return []
+    body = [ast.Assign(targets=[E.name(n, ast.Store()) for n in lone if n not in bound],
+                       value=E.const(None), type_comment=None)]
+    if not body[0].targets:
+        body = []
+    read = E.name(lone[0]) if len(lone) == 1 else \
+        ast.Tuple(elts=[E.name(n) for n in lone], ctx=ast.Load())
+    args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+    body.append(ast.Expr(value=ast.Lambda(args=args, body=read)))
+    return [ast.If(test=E.const(False), body=body, orelse=[])]
+
+
+def _param_count(code):
+    return code.co_argcount + code.co_kwonlyargcount + \
+        bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)

@@ -1,0 +1,137 @@
+"""The decompile session (``decompiler/session.py``) and the body clean-ups it shares
+with module decompilation (``decompiler/rewrite/bookkeeping.py``): table-driven, on
+bodies parsed from text (``ast.parse`` accepts a ``return`` anywhere; only the compiler
+refuses it)."""
+import ast
+import types
+
+import pytest
+
+from depyf.decompiler.rewrite import bookkeeping
+from depyf.decompiler.api import READINGS
+from depyf.decompiler.facts import Fact, get
+from depyf.decompiler.output.printer import unparse
+from depyf.decompiler.session import DecompileSession
+from depyf.decompiler.symbolic import markers as M
+
+CLASS_CODE = types.SimpleNamespace(co_name="C", co_cellvars=())
+
+
+def _stmts(text):
+    return ast.parse(text).body
+
+
+def _text(stmts):
+    return unparse(ast.Module(body=stmts, type_ignores=[])) if stmts else ""
+
+
+CLASS_BODIES = [
+    # the compiler's own assignments and closing return go
+    ("__module__ = __name__\n__qualname__ = 'C'\nx = 1\nreturn None\n", "x = 1\n"),
+    ("__classcell__ = __class__\n__static_attributes__ = ('a',)\ny = 2\n", "y = 2\n"),
+    # the docstring is stored as __doc__
+    ("__doc__ = 'text'\ny = 2\n", "'text'\ny = 2\n"),
+    # an annotation stored after its assignment is one annotated assignment
+    ("x = 1\n__annotations__['x'] = int\n", "x: int = 1\n"),
+    ("__annotations__['x'] = int\n", "x: int\n"),
+    # a private name is spelled as written
+    ("_C__secret = 1\n", "__secret = 1\n"),
+    # the closing bookkeeping copied into the arms of a final if/else goes from each arm
+    ("if a:\n    x = 1\n    return None\nelse:\n    x = 2\n    return None\n",
+     "if a:\n    x = 1\nelse:\n    x = 2\n"),
+    ("if a:\n    x = 1\nelse:\n    return None\n", "if a:\n    x = 1\n"),
+]
+
+
+@pytest.mark.parametrize("source,expected", CLASS_BODIES)
+def test_class_body(source, expected):
+    assert _text(bookkeeping.class_body(CLASS_CODE, _stmts(source))) == _text(_stmts(expected))
+
+
+def test_class_body_drops_the_type_params_bookkeeping():
+    # 3.12+: `__type_params__ = .type_params` (a name no source can write)
+    stmt = ast.Assign(targets=[ast.Name(id="__type_params__", ctx=ast.Store())],
+                      value=ast.Name(id=".type_params", ctx=ast.Load()), type_comment=None)
+    assert _text(bookkeeping.class_body(CLASS_CODE, [stmt] + _stmts("x = 1\n"))) == "x = 1\n"
+    # `__classdict__ = locals()` only where the body has that cell
+    classdict = _stmts("__classdict__ = locals()\n")
+    assert _text(bookkeeping.class_body(CLASS_CODE, classdict)) == "__classdict__ = locals()\n"
+    with_cell = types.SimpleNamespace(co_name="C", co_cellvars=("__classdict__",))
+    assert bookkeeping.class_body(with_cell, _stmts("__classdict__ = locals()\n")) == []
+
+
+MODULE_BODIES = [
+    ("__doc__ = 'text'\nx = 1\nreturn None\n", "'text'\nx = 1\n"),
+    ("__doc__ = 1\n", "__doc__ = 1\n"),  # not a docstring: docstrings are strings
+    ("x = f()\n__annotations__['x'] = int\n", "x: int = f()\n"),
+    ("x = 1\nreturn 2\n", "x = 1\nreturn 2\n"),  # only `return None` is the compiler's
+]
+
+
+@pytest.mark.parametrize("source,expected", MODULE_BODIES)
+def test_module_body(source, expected):
+    assert _text(bookkeeping.module_body(_stmts(source))) == _text(_stmts(expected))
+
+
+def test_module_body_drops_setup_annotations():
+    # from 3.9 it comes before the docstring
+    stmts = [M.SetupAnnotations()] + _stmts("__doc__ = 'text'\n__annotations__['x'] = int\n")
+    assert _text(bookkeeping.module_body(stmts)) == _text(_stmts("'text'\nx: int\n"))
+
+
+def _code(source, name=None):
+    module = compile(source, "<test>", "exec")
+    if name is None:
+        return module
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+@pytest.mark.parametrize("source", [
+    "'''doc'''\nimport os\nx: int = 1\n",
+    "class C:\n    '''doc'''\n    __x: int = 1\n\n    def m(self):\n        return self.__x\n",
+    "def f():\n    global g\n    g = 1\n",
+])
+def test_make_module_gives_the_source_back(source):
+    tree = DecompileSession({}, "__temp_").make_module(_code(source))
+    assert isinstance(tree, ast.Module)
+    assert unparse(tree) == unparse(ast.parse(source))
+
+
+def test_make_class_notes_the_class_def_on_the_build_class_call():
+    code = _code("class C:\n    x = 1\n", "C")
+    session = DecompileSession({}, "__temp_")
+    call = session.make_class([M.FuncMarker(code), ast.Constant(value="C")], [])
+    assert isinstance(call, ast.Call) and call.func.id == "__build_class__"
+    node = get(call, Fact.CLASS_DEF)
+    assert isinstance(node, ast.ClassDef) and node.name == "C"
+    assert _text(node.body) == "x = 1\n"
+    assert session.classes == []  # the class scope is left again
+
+
+def test_body_of_puts_declarations_first():
+    code = _code("def f():\n    global g\n    g = 1\n    return g\n", "f")
+    body = DecompileSession({}, "__temp_").body_of(code)
+    assert _text(body) == "global g\ng = 1\nreturn g\n"
+
+
+def test_readings():
+    assert READINGS == (None, "flipped", "temporaries")
+    code = _code("def f(a):\n    return a.b\n", "f")
+    plain = DecompileSession({}, "__temp_")
+    assert _text(plain.body_of(code)) == "return a.b\n" and not plain.used_temps
+    temps = DecompileSession({}, "__temp_", reading="temporaries")
+    temps.body_of(code)
+    assert temps.used_temps
+
+
+def test_mangle_in_class_scope():
+    session = DecompileSession({}, "__temp_")
+    assert session.mangle("__x") == "__x"
+    session.classes.append("C")
+    assert session.mangle("__x") == "_C__x" and session.mangle("__x__") == "__x__"
+
+
+def test_make_lambda_leaves_other_values_alone():
+    session = DecompileSession({}, "__temp_")
+    value = ast.Constant(value=1)
+    assert session.make_lambda(value) is value
