@@ -17,6 +17,7 @@ from .symbolic import generics
 from .symbolic import markers as M
 from .symbolic import exprs as E
 from .symbolic import executor as S
+from .symbolic.type_params import TypeParamsExecutor
 from ..bytecode import versions as V
 from .flow.instructions import normalize
 from .rewrite.mangling import mangle
@@ -221,6 +222,16 @@ class DecompileSession:
             # the caller awaits its result, and that await belongs to the comprehension
             facts.note(node, Fact.AWAITED_BY_CALLER, True)
         return node
+
+    def type_params_scope(self, fm, args):
+        """Run the hidden function 3.12+ wraps around ``def f[T]``/``class C[T]``/``type X[T]``
+        (``fm`` called with ``args``); what it makes, with its type parameters."""
+        names = generics.check_scope_call(fm, args)
+        code = fm.code
+        instrs, entries = normalize(code)
+        ex = TypeParamsExecutor(code, self, self.bindings, self.temp_prefix, zip(names, args))
+        stmts = Emitter(code, instrs, entries, ex).function_body()
+        return generics.scope_result(code, stmts, ex.values)
 
     def make_class(self, args, keywords):
         """``__build_class__(fm, name, *bases, **keywords)``: a call noted with the

@@ -21,7 +21,6 @@ import ast
 
 from ..mismatch import Mismatch
 from . import markers as M
-from . import executor as S
 from .. import facts
 from ..facts import Fact
 
@@ -158,55 +157,22 @@ def _lazy(ex, fm, starred=False):
 
 
 # ---- the hidden function ----------------------------------------------------------------
-class TypeParamsExecutor(S.Executor):
-    """Runs ``<generic parameters of X>``: its own names (``T``, ``.type_params``,
-    ``.generic_base``, ``.defaults``) stay bookkeeping, never statements."""
-
-    def __init__(self, code, nested, bindings, temp_prefix, arguments):
-        super().__init__(code, nested, bindings, temp_prefix)
-        self.values = dict(arguments)  # '.defaults' / '.kwdefaults' -> expression
-        self.params = {}               # type parameter name -> TypeParam
-
-    def _load_name(self, ins, stack, out):
-        n = ins.argval
-        if n in self.values:
-            stack.append(self.values[n])
-        elif n.startswith("."):
-            raise Mismatch("%s read before it is set" % n)
-        else:
-            S.Executor.op_LOAD_FAST(self, ins, stack, out)
-
-    op_LOAD_FAST = op_LOAD_DEREF = op_LOAD_CLOSURE = _load_name
-
-    def _store_name(self, ins, stack, out):
-        n = ins.argval
-        value = stack.pop()
-        if isinstance(value, TypeParam) and value.node.name == n and n not in self.params:
-            self.params[n] = value
-        elif n == ".type_params" and isinstance(value, ast.Tuple) or \
-                n == ".generic_base" and isinstance(value, GenericBase):
-            self.values[n] = value
-        else:
-            raise Mismatch("unexpected store to %s in a type parameter scope" % n)
-
-    op_STORE_FAST = op_STORE_DEREF = _store_name
-
-
-def rebuild(nested, fm, args):
-    """Run the hidden function ``fm`` called with ``args`` (its defaults); return the
-    FuncMarker, class call or TypeAliasValue it makes, with its type parameters."""
-    from ..flow.instructions import normalize
-    from ..structure.emitter import Emitter
-
+def check_scope_call(fm, args):
+    """The argument names of the hidden type-params function ``fm`` called with ``args``
+    (its defaults), or Mismatch when the call is not the compiler's."""
     code = fm.code
     if fm.defaults is not None or fm.kwdefaults is not None or fm.annotations is not None:
         raise Mismatch("type parameter scope with defaults of its own")
     names = code.co_varnames[:code.co_argcount]
     if len(args) != len(names) or code.co_kwonlyargcount or not all(n.startswith(".") for n in names):
         raise Mismatch("type parameter scope called with %d arguments" % len(args))
-    instrs, entries = normalize(code)
-    ex = TypeParamsExecutor(code, nested, nested.bindings, nested.temp_prefix, zip(names, args))
-    stmts = Emitter(code, instrs, entries, ex).function_body()
+    return names
+
+
+def scope_result(code, stmts, values):
+    """What the hidden function ``code`` makes (its statements ``stmts``; ``values``: the
+    executor's ``.type_params``/``.generic_base``): the FuncMarker, class call or
+    TypeAliasValue, with its type parameters."""
     if len(stmts) != 1 or not isinstance(stmts[0], ast.Return):
         raise Mismatch("type parameter scope does more than make its definition")
     made = stmts[0].value
@@ -217,9 +183,9 @@ def rebuild(nested, fm, args):
         return made
     cd = facts.get(made, Fact.CLASS_DEF, None)
     if cd is not None and cd.name == wanted and cd.bases and isinstance(cd.bases[-1], GenericBase) \
-            and ".type_params" in ex.values:
+            and ".type_params" in values:
         cd.bases.pop()
-        cd.type_params = _params(ex.values[".type_params"])
+        cd.type_params = _params(values[".type_params"])
         if cd.type_params:
             return made
     raise Mismatch("type parameter scope makes an unexpected value")

@@ -1,0 +1,307 @@
+"""Handlers that compute values: operators, subscripts and slices, comparisons, exception
+matches, container displays (and the appends and updates that build them), f-strings."""
+import ast
+
+from ..mismatch import Mismatch
+from .. import facts
+from ..facts import Fact
+from .markers import (AppendStmt, Converted, ExcMatch, ExcValue, InplaceResult, Marker)
+from .exprs import (BINOPS, CMPOPS, NEGATABLE, UNARY, code_compare, const, formatted, index_expr,
+                    name, negate, none_to_absent)
+
+
+class Operators:
+    """A mixin of ``Executor`` (``executor.py``); see the module docstring."""
+
+    # -- operators --------------------------------------------------------------------------
+    def op_BINARY_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        sym = ins.argval
+        if sym.endswith("=") and sym[:-1] in BINOPS:
+            stack.append(InplaceResult(left, BINOPS[sym[:-1]](), right))
+            return
+        if sym == "[]":  # 3.14 BINARY_OP subscript
+            stack.append(ast.Subscript(value=left, slice=index_expr(right), ctx=ast.Load()))
+            return
+        stack.append(ast.BinOp(left=left, op=BINOPS[sym](), right=right))
+
+    def op_BINARY_SUBSCR(self, ins, stack, out):
+        index = stack.pop()
+        obj = stack.pop()
+        stack.append(ast.Subscript(value=obj, slice=index_expr(index), ctx=ast.Load()))
+
+    def op_BINARY_SLICE(self, ins, stack, out):
+        stop = stack.pop()
+        start = stack.pop()
+        obj = stack.pop()
+        sl = ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop), step=None)
+        stack.append(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()))
+
+    def op_BUILD_SLICE(self, ins, stack, out):
+        step = stack.pop() if ins.arg == 3 else None
+        stop = stack.pop()
+        start = stack.pop()
+        stack.append(ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop),
+                               step=none_to_absent(step) if step is not None else None))
+
+    def _unary(self, sym, stack):
+        operand = stack.pop()
+        stack.append(ast.UnaryOp(op=UNARY[sym](), operand=operand))
+
+    def op_UNARY_NEGATIVE(self, ins, stack, out):
+        self._unary("-", stack)
+
+    def op_UNARY_POSITIVE(self, ins, stack, out):
+        self._unary("+", stack)
+
+    def op_UNARY_INVERT(self, ins, stack, out):
+        self._unary("~", stack)
+
+    def op_TO_BOOL(self, ins, stack, out):
+        """3.13 `not not x` (a bool made from x)."""
+        stack.append(ast.UnaryOp(op=ast.Not(), operand=ast.UnaryOp(op=ast.Not(), operand=stack.pop())))
+
+    def op_UNARY_NOT(self, ins, stack, out):
+        # a value, not a test: `not` makes a bool, so only a comparison that is a bool
+        # itself may be flipped (`not (a in b)` is `a not in b`); `not not x` stays
+        operand = stack.pop()
+        if isinstance(operand, ast.Compare) and len(operand.ops) == 1 and \
+                type(operand.ops[0]) in NEGATABLE:
+            stack.append(negate(operand))
+        else:
+            stack.append(ast.UnaryOp(op=ast.Not(), operand=operand))
+
+    def op_COMPARE_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        stack.append(code_compare(left, CMPOPS[ins.argval](), right))
+
+    def op_IS_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        stack.append(code_compare(left, ast.IsNot() if ins.arg else ast.Is(), right))
+
+    def op_CONTAINS_OP(self, ins, stack, out):
+        right = stack.pop()
+        left = stack.pop()
+        stack.append(code_compare(left, ast.NotIn() if ins.arg else ast.In(), right))
+
+    def op_EXC_MATCH_POP2(self, ins, stack, out):
+        type_expr = stack.pop()
+        stack.pop()
+        stack.append(ExcMatch(type_expr))
+
+    def op_CHECK_EXC_MATCH(self, ins, stack, out):
+        type_expr = stack.pop()
+        stack.append(ExcMatch(type_expr))
+
+    def op_CHECK_EG_MATCH(self, ins, stack, out):
+        type_expr = stack.pop()
+        stack.pop()
+        stack.append(ExcValue("group_rest"))
+        stack.append(ExcMatch(type_expr))
+
+    # -- containers -------------------------------------------------------------------------
+    def _pop_n(self, stack, n):
+        if n == 0:
+            return []
+        items = stack[-n:]
+        del stack[-n:]
+        return items
+
+    def op_BUILD_TUPLE(self, ins, stack, out):
+        stack.append(ast.Tuple(elts=self._pop_n(stack, ins.arg), ctx=ast.Load()))
+
+    def op_BUILD_LIST(self, ins, stack, out):
+        stack.append(ast.List(elts=self._pop_n(stack, ins.arg), ctx=ast.Load()))
+
+    def op_BUILD_SET(self, ins, stack, out):
+        stack.append(ast.Set(elts=self._pop_n(stack, ins.arg)))
+
+    def op_BUILD_MAP(self, ins, stack, out):
+        items = self._pop_n(stack, 2 * ins.arg)
+        stack.append(ast.Dict(keys=items[0::2], values=items[1::2]))
+
+    def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
+        keys = stack.pop()
+        values = self._pop_n(stack, ins.arg)
+        key_nodes = keys.elts if isinstance(keys, ast.Tuple) else [const(k) for k in keys.value]
+        stack.append(ast.Dict(keys=list(key_nodes), values=values))
+
+    def op_BUILD_STRING(self, ins, stack, out):
+        parts = self._pop_n(stack, ins.arg)
+        values = []
+        for p in parts:
+            if isinstance(p, ast.JoinedStr):
+                values.extend(p.values)
+            else:
+                values.append(p)
+        stack.append(ast.JoinedStr(values=values))
+
+    def _append(self, ins, stack, out, value, key=None):
+        target = stack[-ins.arg]
+        if ins.arg == 1 and key is None and isinstance(target, (ast.List, ast.Set)):
+            target.elts.append(value)  # display element after a starred part: [a, *b, c]
+        elif ins.arg == 1 and key is not None and isinstance(target, ast.Dict):
+            target.keys.append(key)  # a big dict display is built item by item
+            target.values.append(value)
+        elif self.temps and facts.get(target, Fact.TEMP, False):
+            if key is None:
+                self._mutate(target, "append" if ins.opname == "LIST_APPEND" else "add", [value], out)
+            else:
+                out.append(ast.Assign(targets=[ast.Subscript(value=target, slice=index_expr(key),
+                                                             ctx=ast.Store())], value=value))
+        else:
+            out.append(AppendStmt(acc=target, value=value, key=key))
+
+    def op_LIST_APPEND(self, ins, stack, out):
+        value = stack.pop()
+        if isinstance(stack[-ins.arg], ExcValue):
+            return  # except*: collecting what a clause left unhandled (no statement)
+        self._append(ins, stack, out, value)
+
+    op_SET_ADD = op_LIST_APPEND
+
+    def op_MAP_ADD(self, ins, stack, out):
+        value = stack.pop()
+        key = stack.pop()
+        self._append(ins, stack, out, value, key)
+
+    def _define(self, fm):
+        """Temporaries mode: a function object used as a value becomes a nested def."""
+        if not self.temps:
+            raise Mismatch("function %r is made and used without a name" % fm.code.co_name)
+        self._ntemps += 1
+        tmp = "%s%d" % (self.temp_prefix, self._ntemps)
+        self._out.append(self.nested.make_def(fm, name=tmp))
+        ref = name(tmp)
+        facts.note(ref, Fact.TEMP, True)
+        return ref
+
+    def _mutate(self, target, method, args, out):
+        """In-place change of a list/set/dict that only lives on the stack (temporaries mode).
+
+        A list is extended with `+=` (list's in-place concatenation is `extend`, and unlike
+        a method call it is not a call); other containers use their method."""
+        if method in ("extend", "append") and facts.get(target, Fact.TEMP, False):
+            value = args[0] if method == "extend" else ast.List(elts=list(args), ctx=ast.Load())
+            out.append(ast.AugAssign(target=name(target.id, ast.Store()), op=ast.Add(), value=value))
+            return
+        out.append(ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()),
+                                           args=args, keywords=[])))
+
+    def op_LIST_EXTEND(self, ins, stack, out):
+        value = stack.pop()
+        target = stack[-ins.arg]
+        if not isinstance(target, ast.List):
+            self._mutate(target, "extend", [value], out)
+            return
+        if isinstance(value, ast.Tuple) and facts.has(value, Fact.CONST):
+            target.elts.extend(value.elts)
+        else:
+            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+
+    def op_SET_UPDATE(self, ins, stack, out):
+        value = stack.pop()
+        target = stack[-ins.arg]
+        if not isinstance(target, ast.Set):
+            self._mutate(target, "update", [value], out)
+            return
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "frozenset" \
+                and not value.keywords and len(value.args) == 1 and isinstance(value.args[0], ast.Set):
+            target.elts.extend(value.args[0].elts)
+        elif isinstance(value, ast.Set) and facts.has(value, Fact.CONST):
+            target.elts.extend(value.elts)
+        else:
+            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+
+    def op_DICT_UPDATE(self, ins, stack, out):
+        self._dict_update(ins, stack, out, flatten=True)
+
+    def op_DICT_MERGE(self, ins, stack, out):
+        # call keywords: `f(**{'a-b': 1})` must stay as written
+        self._dict_update(ins, stack, out, flatten=False)
+
+    def _dict_update(self, ins, stack, out, flatten):
+        value = stack.pop()
+        target = stack[-ins.arg]
+        if not isinstance(target, ast.Dict):
+            self._mutate(target, "update", [value], out)
+            return
+        if flatten and isinstance(value, ast.Dict):
+            # the items of a big display come in chunks: {..., **{'r': n}} is {..., 'r': n}
+            target.keys.extend(value.keys)
+            target.values.extend(value.values)
+            return
+        target.keys.append(None)
+        target.values.append(value)
+
+    def op_LIST_TO_TUPLE(self, ins, stack, out):
+        lst = stack.pop()
+        stack.append(ast.Tuple(elts=lst.elts, ctx=ast.Load()))
+
+    def _build_unpack(self, stack, n, kind):
+        parts = self._pop_n(stack, n)
+        elts = []
+        for p in parts:
+            if isinstance(p, (ast.Tuple, ast.List, ast.Set)) and not isinstance(p, Marker):
+                elts.extend(p.elts)
+            else:
+                elts.append(ast.Starred(value=p, ctx=ast.Load()))
+        if kind == "tuple":
+            return ast.Tuple(elts=elts, ctx=ast.Load())
+        if kind == "list":
+            return ast.List(elts=elts, ctx=ast.Load())
+        return ast.Set(elts=elts)
+
+    def op_BUILD_TUPLE_UNPACK(self, ins, stack, out):
+        stack.append(self._build_unpack(stack, ins.arg, "tuple"))
+
+    op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
+
+    def op_BUILD_LIST_UNPACK(self, ins, stack, out):
+        stack.append(self._build_unpack(stack, ins.arg, "list"))
+
+    def op_BUILD_SET_UNPACK(self, ins, stack, out):
+        stack.append(self._build_unpack(stack, ins.arg, "set"))
+
+    def op_BUILD_MAP_UNPACK(self, ins, stack, out):
+        parts = self._pop_n(stack, ins.arg)
+        keys, values = [], []
+        for p in parts:
+            if isinstance(p, ast.Dict):
+                keys.extend(p.keys)
+                values.extend(p.values)
+            else:
+                keys.append(None)
+                values.append(p)
+        stack.append(ast.Dict(keys=keys, values=values))
+
+    op_BUILD_MAP_UNPACK_WITH_CALL = op_BUILD_MAP_UNPACK
+
+    # -- f-strings --------------------------------------------------------------------------
+    def op_FORMAT_VALUE(self, ins, stack, out):
+        conv, has_spec = ins.argval
+        spec = stack.pop() if has_spec else None
+        value = stack.pop()
+        stack.append(formatted(value, conv, spec))
+
+    def op_CONVERT_VALUE(self, ins, stack, out):
+        value = stack.pop()
+        stack.append(Converted(value, {1: ord("s"), 2: ord("r"), 3: ord("a")}[ins.arg]))
+
+    def op_FORMAT_SIMPLE(self, ins, stack, out):
+        value = stack.pop()
+        if isinstance(value, Converted):
+            stack.append(formatted(value.value, value.conversion, None))
+        else:
+            stack.append(formatted(value, -1, None))
+
+    def op_FORMAT_WITH_SPEC(self, ins, stack, out):
+        spec = stack.pop()
+        value = stack.pop()
+        if isinstance(value, Converted):
+            stack.append(formatted(value.value, value.conversion, spec))
+        else:
+            stack.append(formatted(value, -1, spec))

@@ -1,0 +1,44 @@
+"""The executor for the hidden function 3.12+ wraps around a generic def, class or type
+alias (``def f[T]``): its ``.type_params`` and ``.generic_base`` are values to collect,
+not variables to assign. The session runs it (``DecompileSession.type_params_scope``)."""
+import ast
+
+from ..mismatch import Mismatch
+from .executor import Executor
+from .generics import GenericBase, TypeParam
+
+
+class TypeParamsExecutor(Executor):
+    """Runs ``<generic parameters of X>``: its own names (``T``, ``.type_params``,
+    ``.generic_base``, ``.defaults``) stay bookkeeping, never statements."""
+
+    def __init__(self, code, nested, bindings, temp_prefix, arguments):
+        super().__init__(code, nested, bindings, temp_prefix)
+        self.values = dict(arguments)  # '.defaults' / '.kwdefaults' -> expression
+        self.params = {}               # type parameter name -> TypeParam
+
+    def _load_name(self, ins, stack, out):
+        n = ins.argval
+        if n in self.values:
+            stack.append(self.values[n])
+        elif n.startswith("."):
+            raise Mismatch("%s read before it is set" % n)
+        else:
+            Executor.op_LOAD_FAST(self, ins, stack, out)
+
+    op_LOAD_FAST = op_LOAD_DEREF = op_LOAD_CLOSURE = _load_name
+
+    def _store_name(self, ins, stack, out):
+        n = ins.argval
+        value = stack.pop()
+        if isinstance(value, TypeParam) and value.node.name == n and n not in self.params:
+            self.params[n] = value
+        elif n == ".type_params" and isinstance(value, ast.Tuple) or \
+                n == ".generic_base" and isinstance(value, GenericBase):
+            self.values[n] = value
+        else:
+            raise Mismatch("unexpected store to %s in a type parameter scope" % n)
+
+    op_STORE_FAST = op_STORE_DEREF = _store_name
+
+
