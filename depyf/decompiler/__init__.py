@@ -24,12 +24,17 @@ The folders are the stages, in the order data flows through them::
     symbolic/         markers    values and pseudo statements that are not yet source
                                  (a function not yet made, a with's exit call): leaf module
                       exprs      the ast builders every stage shares: leaf module
-                      executor   the stack machine: ``op_<OPNAME>`` handlers (split by
-                                 family into mixins) turn instructions into ast nodes
-                      generics   PEP 695 type parameters (3.12+)
-    rewrite/          rules      compiler idioms back to source constructs: implicit returns,
-                                 copied finally bodies and with exits, except clauses,
-                                 while/assert forms (``finish_body``, ``build_try``)
+                      executor   the stack machine: run loop, constants, temporaries;
+                                 ``op_<OPNAME>`` handlers in mixins by family:
+                                 loads_stores, operators, calls, flow_ops
+                      generics   PEP 695 type parameters (3.12+); type_params: the executor
+                                 of the hidden type-params function (run by the session)
+    rewrite/          rules      ``fix``: the ordered local clean-ups of every statement list
+                      copies     finally-body and with-exit copies stripped
+                      clauses    handler code read back as except clauses (``build_try``)
+                      idioms     asserts, while forms, trailing continue, joined returns
+                      bodies     ``finish_body``: implicit returns, tails into else
+                      tree       small shared questions on statement lists
                       comprehensions, mangling, signature, bookkeeping (what the compiler
                                  adds to class and module bodies; global/nonlocal)
     output/           printer    ast -> text
@@ -61,8 +66,8 @@ The calls for ``decompile(f)``::
           |         |         |        make_comprehension / make_class / lazy_expression
           |         |         |        (back into body_of, same bindings and temp names)
           |         |         +-- families build if/for/while/with/try/match statements
-          |         |              (rewrite.rules for except clauses and try bodies)
-          |         +-- rewrite.rules.finish_body, rewrite.bookkeeping (declarations)
+          |         |              (rewrite.clauses for except clauses and try bodies)
+          |         +-- rewrite.bodies.finish_body, rewrite.bookkeeping (declarations)
           +-- output.printer.unparse -> text
           +-- output.prove.prove(code, text) -> Verdict: proven text is returned;
               none proven: UnprovenError (or, asked for, the text marked unproven)

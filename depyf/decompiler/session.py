@@ -21,7 +21,7 @@ from .symbolic.type_params import TypeParamsExecutor
 from ..bytecode import versions as V
 from .flow.instructions import normalize
 from .rewrite.mangling import mangle
-from .rewrite.rules import finish_body, returned_expression
+from .rewrite.bodies import finish_body, returned_expression
 from .rewrite.signature import build_arguments
 from .rewrite import bookkeeping
 from .structure.emitter import Emitter

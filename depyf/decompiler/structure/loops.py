@@ -137,8 +137,8 @@ class Loops:
         if V.INLINED_COMPREHENSIONS and isinstance(acc, (ast.List, ast.Set, ast.Dict)) and \
                 appends_to(loop.body, acc):
             from ..rewrite.comprehensions import comprehension_from_body
-            from ..rewrite.rules import _fix
-            return stack[:-1] + [comprehension_from_body(self.code, _fix([loop]), iter_expr)]
+            from ..rewrite.rules import fix
+            return stack[:-1] + [comprehension_from_body(self.code, fix([loop]), iter_expr)]
         return None
 
     def _anext_entry(self, blk):

@@ -1,6 +1,6 @@
 """Protected regions: ``emit_protected`` tells a try from a with, then try statements
 (3.8's try/finally, except*, and the general form): the body, where the statement ends,
-the handler's code read back as clauses (``rewrite.rules.build_try``), the else clause,
+the handler's code read back as clauses (``rewrite.clauses.build_try``), the else clause,
 and returns whose value leaves the protected range on the stack."""
 import ast
 
@@ -58,7 +58,7 @@ class Trys:
             return self._emit_try_star(entry, ctx, stack, body, body_stack, exit_block)
         follow = self._try_follow(entry, exit_block, body_stack, ctx)
         hstmts, hstack, clause_returned = self._try_clauses(entry, follow, ctx, stack)
-        from ..rewrite.rules import build_try
+        from ..rewrite.clauses import build_try
         node, is_finally = build_try(body, hstmts, self.code.co_name)
         if is_finally:
             # the finally body also runs, copied, on the normal path: continue there
@@ -227,7 +227,7 @@ class Trys:
         clause `<type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE next; STORE name | POP_TOP;
         body` whose end jumps to the next clause; then PREP_RERAISE_STAR re-raises what is
         left (or nothing) and POP_EXCEPT leads to the code after the statement."""
-        from ..rewrite.rules import _clause
+        from ..rewrite.clauses import clause
         instrs = self.cfg.instrs
         pos = entry.target + 1
         ops = [i.opname for i in instrs[pos:pos + 3]]
@@ -256,7 +256,7 @@ class Trys:
             if instrs[stop].opname == "LIST_APPEND":  # the last clause: on to the re-raise
                 stop = first_op(instrs, stop, len(instrs), "PREP_RERAISE_STAR").index
             stmts, _ = self.seq(start, ctx.but(stop=stop), hstack + [M.ExcValue()])
-            handlers.append(_clause(st[-1], stmts, self.code.co_name))
+            handlers.append(clause(st[-1], stmts, self.code.co_name))
             pos = fail + 1
         end = first_op(instrs, pos, 8, "POP_EXCEPT")
         if end is None:

@@ -2,9 +2,9 @@
 comparisons and their negation as the compiler folds it into jumps, f-string parts.
 Imports only ``ast`` and the markers."""
 import ast
-import sys
 
 from ..mismatch import Mismatch
+from ...bytecode import versions as V
 
 from .. import facts
 from ..facts import Fact
@@ -101,7 +101,7 @@ def none_to_absent(node):
 
 def index_expr(node):
     """Subscript index node in the form the running ast expects (3.8 wraps in ast.Index)."""
-    if sys.version_info < (3, 9):
+    if V.SUBSCRIPT_INDEX_WRAPPED:
         if isinstance(node, ast.Slice):
             return node
         if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.elts):

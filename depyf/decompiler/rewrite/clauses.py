@@ -1,0 +1,122 @@
+"""Reading a handler's structured code back as except clauses and a finally body
+(``build_try``): the exception-type tests, ``as name`` and its clean-up, re-raises.
+"""
+import ast
+
+from ..mismatch import Mismatch
+from ..symbolic import markers as M
+from .. import facts
+from ..facts import Fact
+from .copies import strip_copies
+from .tree import drop_tail, is_exc_expr, recurse
+
+
+def build_try(body, hstmts, fname):
+    """Read handler statements back as except clauses (or a finally body)."""
+    if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, M.ExcMatch):
+        handlers = _clauses(hstmts, fname)
+        node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
+        return node, False
+    if hstmts and is_exc_expr(hstmts[0]):
+        node = ast.Try(body=body or [ast.Pass()], handlers=[clause(None, hstmts, fname)],
+                       orelse=[], finalbody=[])
+        return node, False
+    # finally: the handler ends by re-raising
+    final = list(hstmts)
+    if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
+        final.pop()
+    final = _drop_tail_reraises(_clean_finally_body(final))
+    node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+    strip_copies(node.body, node.finalbody)
+    return node, True
+
+
+def _clean_finally_body(stmts):
+    """A finally body left by return/break/continue drops the pending exception first
+    (POP_TOP of it, POP_EXCEPT): no statements of the source."""
+    out = []
+    for s in stmts:
+        if isinstance(s, M.PopExceptStmt) or is_exc_expr(s):
+            continue
+        recurse(s, _clean_finally_body)
+        out.append(s)
+    return out
+
+
+def _drop_tail_reraises(stmts):
+    """The compiler's re-raise where a path reaches the end of a finally body (an arm
+    beside one that returns, an except clause of a with statement at the end) is the
+    finally's own re-raise: the source just ends there."""
+    return drop_tail(stmts, lambda s: isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False))
+
+
+def _clauses(stmts, fname):
+    handlers = []
+    while stmts:
+        first = stmts[0]
+        if isinstance(first, ast.If) and isinstance(first.test, M.ExcMatch):
+            handlers.append(clause(first.test.type_expr, first.body, fname))
+            stmts = first.orelse + stmts[1:]
+            continue
+        if len(stmts) == 1 and isinstance(first, ast.Raise) and first.exc is None:
+            break  # no clause matched: re-raise
+        if is_exc_expr(first):
+            handlers.append(clause(None, stmts, fname))
+            break
+        raise Mismatch("unrecognized exception handler", function=fname)
+    return handlers
+
+
+def clause(type_expr, body, fname):
+    name = None
+    body = list(body)
+    if body and isinstance(body[0], ast.Assign) and isinstance(body[0].value, M.ExcValue):
+        tgt = body[0].targets[0]
+        if not isinstance(tgt, ast.Name):
+            raise Mismatch("except target is not a name", function=fname)
+        name = tgt.id
+        body = body[1:]
+    elif body and is_exc_expr(body[0]):
+        body = body[1:]
+    body = _clean_handler_body(body, name)
+    return ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()])
+
+
+def _clean_handler_body(stmts, name):
+    out = []
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, M.PopExceptStmt):
+            i += 1
+            continue
+        if name is not None and _is_name_cleanup(stmts, i, name):
+            i += 2
+            continue
+        recurse(s, lambda body: _clean_handler_body(body, name))
+        _pad_bodies(s)
+        out.append(s)
+        i += 1
+    return out
+
+
+def _pad_bodies(stmt):
+    """A body left empty by the clean-ups (an inner `except: pass` whose only code was
+    the outer clause's `del name`) is a `pass`."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    if hasattr(stmt, "body") and isinstance(stmt.body, list) and not stmt.body:
+        stmt.body = [ast.Pass()]
+    for h in getattr(stmt, "handlers", []) or []:
+        if not h.body:
+            h.body = [ast.Pass()]
+
+
+def _is_name_cleanup(stmts, i, name):
+    if i + 1 >= len(stmts):
+        return False
+    a, d = stmts[i], stmts[i + 1]
+    return (isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)
+            and a.targets[0].id == name and isinstance(a.value, ast.Constant) and a.value.value is None
+            and isinstance(d, ast.Delete) and len(d.targets) == 1 and isinstance(d.targets[0], ast.Name)
+            and d.targets[0].id == name)

@@ -1,0 +1,126 @@
+"""Stripping the copies the compiler makes: a finally body copied before each way
+out of the try, a with's exit call on each exit path.
+"""
+import ast
+import copy as _copy
+
+from ..symbolic import markers as M
+from .. import facts
+from ..facts import Fact
+from .tree import (ESCAPES, TRY_KINDS, all_paths_end, drop_tail, dump, is_return_none, recurse,
+                   same_stmts)
+
+
+def strip_copies(stmts, copy):
+    """Remove ``copy`` (a finally body) where it precedes an escape inside ``stmts``."""
+    n = len(copy)
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if facts.get(s, Fact.UNDER_PENDING_VALUE, False) and i + 1 >= n and \
+                _strip_branching_copy(stmts, i - n + 1, copy):
+            i -= n - 1
+            continue
+        # the copy sits right before the escape, or before the copies of enclosing
+        # finally bodies that run after it (those are stripped by their own try)
+        k = next((k for k in range(4) if i - k >= n and same_stmts(stmts[i - k - n:i - k], copy)), None) \
+            if isinstance(s, ESCAPES) else None
+        if k is not None:
+            del stmts[i - k - n:i - k]
+            i -= n
+        elif i + n == len(stmts) and _strip_copy_ending_in_escape(stmts, i, copy):
+            pass
+        else:
+            recurse(s, lambda body: (strip_copies(body, copy), body)[1])
+        i += 1
+
+
+def _strip_copy_ending_in_escape(stmts, start, copy):
+    """A copy that branches before a `break` or `continue`: each of its paths ends in
+    that escape. Replace the copy and its escapes by the one escape."""
+    rets = []
+    all_paths_end(stmts[start:], lambda x: isinstance(x, (ast.Break, ast.Continue)) and not rets.append(x))
+    if not rets or not isinstance(stmts[start], ast.If):
+        return False
+    esc = rets[0]
+    if not all_paths_end(stmts[start:], lambda x: dump(x) == dump(esc)) or \
+            not same_stmts(drop_tail(_copy.deepcopy(stmts[start:]), lambda x: dump(x) == dump(esc)), copy):
+        return False
+    stmts[start:] = [esc]
+    return True
+
+
+def _strip_branching_copy(stmts, start, copy):
+    """A copy that branches while the value of `return x` waits on the stack (3.9+) ends
+    in that return: after the copy, or (3.11+ copies it) at the end of each of its paths.
+    Replace the copy and its returns by the one `return x`."""
+    end = start + len(copy)
+    after = stmts[end] if end < len(stmts) else None
+    window = stmts[start:end]
+    if isinstance(after, ast.Return):
+        ret, keep = after, False
+    else:
+        rets = []
+        all_paths_end(window, lambda x: isinstance(x, ast.Return) and not rets.append(x))
+        if not rets:
+            return False
+        ret, keep = rets[0], True
+        if not all_paths_end(window, lambda x: dump(x) == dump(ret)):
+            return False
+    if not same_stmts(drop_tail(_copy.deepcopy(window), lambda x: dump(x) == dump(ret)), copy):
+        return False
+    stmts[start:end] = [ret] if keep else []
+    return True
+
+
+def drop_finally_copies(out):
+    """The normal path after a try/finally runs a copy of the finally body: drop it
+    (compared once both sides are cleaned up)."""
+    k = 0
+    while k < len(out):
+        s = out[k]
+        if isinstance(s, TRY_KINDS) and facts.get(s, Fact.FINALLY_COPY, False):
+            n = len(s.finalbody)
+            copy = out[k + 1:k + 1 + n]
+            after = out[k + 1 + n] if k + 1 + n < len(out) else None
+            if not _same_modulo_exit(copy, s.finalbody) and isinstance(after, ast.Return):
+                # 3.10 copies the return that follows into the copy's paths that reach it
+                copy = drop_tail(_copy.deepcopy(copy), lambda x: dump(x) == dump(after))
+            if _same_modulo_exit(copy, s.finalbody):
+                del out[k + 1:k + 1 + n]
+                facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
+        k += 1
+
+
+def _same_modulo_exit(a, b):
+    """Equal statements, ignoring the implicit `return None` the compiler pasted at the
+    end of the copy that runs on the way out of the function."""
+    return same_stmts(drop_tail(_copy.deepcopy(a), is_return_none),
+                      drop_tail(_copy.deepcopy(b), is_return_none))
+
+
+def drop_loop_end_finally_copy(body):
+    """A try/finally that ends a loop body: the copy of the finally body on its normal
+    path goes back to the loop head, so each of its paths ends in a `continue` (which
+    the end of the body means anyway): drop the copy."""
+    k = next((k for k in range(len(body) - 1, -1, -1) if isinstance(body[k], TRY_KINDS)), None)
+    if k is None or not facts.get(body[k], Fact.FINALLY_COPY, False):
+        return
+    final = body[k].finalbody
+    copy = body[k + 1:]
+    implicit = lambda x: isinstance(x, ast.Continue) and not facts.get(x, Fact.EXPLICIT, False)
+    if copy and all_paths_end(copy, implicit) and \
+            same_stmts(drop_tail(_copy.deepcopy(copy), implicit), final):
+        del body[k + 1:]
+        facts.note(body[k], Fact.FINALLY_COPY, False)  # (dropped: nothing after it is a copy any more)
+
+
+def strip_with_exits(stmts, exit_marker):
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, M.WithExitStmt) and (exit_marker is None or s.exit is exit_marker):
+            del stmts[i]
+            continue
+        recurse(s, lambda body: (strip_with_exits(body, exit_marker), body)[1])
+        i += 1
