@@ -15,7 +15,8 @@ regions into ``ast`` statements:
 Idioms the compiler leaves behind (with-exit calls and finally bodies copied onto every
 exit path, exception-name cleanup) are emitted as pseudo statements and removed by
 ``rewrite``. ``patterns.py`` reads match statements from the instructions before the CFG
-is built.
+is built (its values and their patterns in ``match_nodes``, the symbolic run of one
+case's pattern code in ``match_runner``).
 
 Modules, one construct family each::
 
