@@ -57,107 +57,162 @@ def _line_of(raw, last):
     return line if line is not None else last
 
 
+# -- one dis.Instruction -> normalized Instrs: one small function per family -------------
+# Each takes (raw dis.Instruction, code, pending keyword names) and returns the Instrs.
+
+def _dropped(raw, code, kw):
+    return ()
+
+
+def _jump(raw, code, kw):
+    return (Instr("JUMP", raw.arg, raw.argval, target=raw.argval),)
+
+
+def _cond_jump(raw, code, kw):
+    op = V.COND_JUMP_ALIASES.get(raw.opname, raw.opname)
+    return (Instr(op, raw.arg, raw.argval, target=raw.argval),)
+
+
+def _exc_match_jump(raw, code, kw):
+    # 3.9/3.10 JUMP_IF_NOT_EXC_MATCH: pops exc and type, jumps if no match
+    return (Instr("EXC_MATCH_POP2"), Instr("POP_JUMP_IF_FALSE", target=raw.argval))
+
+
+def _with_target(raw, code, kw):
+    return (Instr(raw.opname, raw.arg, raw.argval, target=raw.argval),)
+
+
+def _old_binary(raw, code, kw):
+    kind, sym = raw.opname.split("_", 1)
+    sym = V.OLD_BINARY_OPS[sym]
+    return (Instr("BINARY_OP", raw.arg, sym + "=" if kind == "INPLACE" else sym),)
+
+
+def _binary_op(raw, code, kw):
+    return (Instr("BINARY_OP", raw.arg, raw.argrepr),)
+
+
+def _compare_op(raw, code, kw):
+    name = V.compare_op_name(raw.argval, raw.argrepr)
+    if name == "exception match":  # 3.8: DUP_TOP; LOAD E; COMPARE_OP 10
+        return (Instr("EXC_MATCH_POP2"),)
+    return (Instr("COMPARE_OP", raw.arg, name),)
+
+
+def _return_const(raw, code, kw):
+    # a `return <constant>` statement
+    return (Instr("LOAD_CONST", raw.arg, raw.argval), Instr("RETURN_VALUE", extra="const"))
+
+
+def _load_global(raw, code, kw):
+    load = Instr("LOAD_GLOBAL", raw.arg, raw.argval)
+    if not (V.LOAD_GLOBAL_NULL_BIT and raw.arg & 1):
+        return (load,)
+    return (load, Instr("PUSH_NULL")) if V.NULL_AFTER_CALLABLE else (Instr("PUSH_NULL"), load)
+
+
+def _load_attr(raw, code, kw):
+    if V.LOAD_ATTR_METHOD_BIT and raw.arg & 1:
+        return (Instr("LOAD_METHOD", raw.arg, raw.argval),)
+    return _as_is(raw, code, kw)
+
+
+def _fast_pair(raw, code, kw):
+    first, second = raw.argval
+    a, b = raw.opname.split("_FAST_")[0], raw.opname.split("_FAST_")[1].replace("_FAST", "")
+    return (Instr(a + "_FAST", raw.arg, first), Instr(b + "_FAST", raw.arg, second))
+
+
+def _load_fast_variant(raw, code, kw):
+    op = "LOAD_FAST_AND_CLEAR" if raw.opname == "LOAD_FAST_AND_CLEAR" else "LOAD_FAST"
+    return (Instr(op, raw.arg, raw.argval),)
+
+
+def _kw_names(raw, code, kw):
+    kw.append(code.co_consts[raw.arg])  # 3.11/3.12: names attach to the following CALL
+    return ()
+
+
+def _call(raw, code, kw):
+    names = kw.pop() if kw else ()
+    null = raw.opname != "CALL_FUNCTION"
+    return (Instr("CALL", raw.arg, raw.argval, extra=(null, tuple(names))),)
+
+
+def _call_kw(raw, code, kw):
+    null = raw.opname == "CALL_KW"  # 3.13's CALL_KW has a NULL slot; CALL_FUNCTION_KW not
+    return (Instr("CALL_KW", raw.arg, raw.argval, extra=(null, None)),)
+
+
+def _call_ex(raw, code, kw):
+    return (Instr("CALL_FUNCTION_EX", raw.arg, raw.argval, extra=(V.CALL_PUSHES_NULL,)),)
+
+
+def _dup_top(raw, code, kw):
+    return (Instr("COPY", 1, 1),)
+
+
+def _rot_two(raw, code, kw):
+    return (Instr("SWAP", 2, 2),)
+
+
+def _intrinsic(raw, code, kw):
+    if raw.opname == "CALL_INTRINSIC_2" and raw.argrepr == "INTRINSIC_PREP_RERAISE_STAR":
+        return (Instr("PREP_RERAISE_STAR"),)  # 3.12+ spelling of 3.11's opcode (end of except*)
+    return (Instr(raw.opname, raw.arg, raw.argrepr),)
+
+
+def _format_value(raw, code, kw):
+    # up to 3.12: flags carry conversion and spec presence
+    conv = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[raw.arg & 3]
+    return (Instr("FORMAT_VALUE", raw.arg, (conv, bool(raw.arg & 4))),)
+
+
+def _as_is(raw, code, kw):
+    return (Instr(raw.opname, raw.arg, raw.argval),)
+
+
+def _expanders():
+    """opname -> its expander; an opname in no family is kept as it is (``_as_is``)."""
+    table = {}
+    families = [
+        (V.DROPPED, _dropped),
+        (V.JUMP_ALIASES, _jump),
+        (set(V.COND_JUMP_ALIASES) | V.JUMP_OR_POP | COND_JUMPS, _cond_jump),
+        (("JUMP_IF_NOT_EXC_MATCH",), _exc_match_jump),
+        (("FOR_ITER", "SEND", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
+          "CALL_FINALLY"), _with_target),
+        (["BINARY_" + k for k in V.OLD_BINARY_OPS] + ["INPLACE_" + k for k in V.OLD_BINARY_OPS],
+         _old_binary),
+        (("BINARY_OP",), _binary_op),
+        (("COMPARE_OP",), _compare_op),
+        (("RETURN_CONST",), _return_const),
+        (("LOAD_GLOBAL",), _load_global),
+        (("LOAD_ATTR",), _load_attr),
+        (("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"), _fast_pair),
+        (("LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"), _load_fast_variant),
+        (("KW_NAMES",), _kw_names),
+        (("CALL", "CALL_METHOD", "CALL_FUNCTION"), _call),
+        (("CALL_FUNCTION_KW", "CALL_KW"), _call_kw),
+        (("CALL_FUNCTION_EX",), _call_ex),
+        (("DUP_TOP",), _dup_top),
+        (("ROT_TWO",), _rot_two),
+        (("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"), _intrinsic),
+        (("FORMAT_VALUE",), _format_value),
+    ]
+    for names, fn in families:
+        for n in names:
+            table.setdefault(n, fn)  # the first family that names an opcode wins
+    return table
+
+
+_EXPANDERS = _expanders()
+
+
 def _expand(raw, code, pending_kwnames):
-    """Yield normalized Instr for one dis.Instruction (may be zero, one or several)."""
-    op, arg, argval = raw.opname, raw.arg, raw.argval
-    if op in V.DROPPED:
-        return
-    if op in V.JUMP_ALIASES:
-        yield Instr("JUMP", arg, argval, target=argval)
-        return
-    if op in V.COND_JUMP_ALIASES or op in V.JUMP_OR_POP or op in ("POP_JUMP_IF_FALSE",
-                                                              "POP_JUMP_IF_TRUE",
-                                                              "POP_JUMP_IF_NONE",
-                                                              "POP_JUMP_IF_NOT_NONE"):
-        yield Instr(V.COND_JUMP_ALIASES.get(op, op), arg, argval, target=argval)
-        return
-    if op == "JUMP_IF_NOT_EXC_MATCH":  # 3.9/3.10: pops exc and type, jumps if no match
-        yield Instr("EXC_MATCH_POP2")
-        yield Instr("POP_JUMP_IF_FALSE", target=argval)
-        return
-    if op in ("FOR_ITER", "SEND", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
-              "CALL_FINALLY"):
-        yield Instr(op, arg, argval, target=argval)
-        return
-    if op.startswith(("BINARY_", "INPLACE_")) and op.split("_", 1)[1] in V.OLD_BINARY_OPS:
-        sym = V.OLD_BINARY_OPS[op.split("_", 1)[1]]
-        yield Instr("BINARY_OP", arg, sym + "=" if op.startswith("INPLACE_") else sym)
-        return
-    if op == "BINARY_OP":
-        yield Instr("BINARY_OP", arg, raw.argrepr)
-        return
-    if op == "COMPARE_OP":
-        name = V.compare_op_name(argval, raw.argrepr)
-        if name == "exception match":  # 3.8: DUP_TOP; LOAD E; COMPARE_OP 10
-            yield Instr("EXC_MATCH_POP2")
-        else:
-            yield Instr("COMPARE_OP", arg, name)
-        return
-    if op == "RETURN_CONST":
-        yield Instr("LOAD_CONST", arg, argval)
-        yield Instr("RETURN_VALUE", extra="const")  # a `return <constant>` statement
-        return
-    if op == "LOAD_GLOBAL" and V.LOAD_GLOBAL_NULL_BIT:
-        load = Instr("LOAD_GLOBAL", arg, argval)
-        if arg & 1:
-            if V.NULL_AFTER_CALLABLE:
-                yield load
-                yield Instr("PUSH_NULL")
-            else:
-                yield Instr("PUSH_NULL")
-                yield load
-        else:
-            yield load
-        return
-    if op == "LOAD_ATTR" and V.LOAD_ATTR_METHOD_BIT and arg & 1:
-        yield Instr("LOAD_METHOD", arg, argval)
-        return
-    if op in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"):
-        first, second = argval
-        a, b = op.split("_FAST_")[0], op.split("_FAST_")[1].replace("_FAST", "")
-        yield Instr(a + "_FAST", arg, first)
-        yield Instr(b + "_FAST", arg, second)
-        return
-    if op in ("LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"):
-        yield Instr("LOAD_FAST_AND_CLEAR" if op == "LOAD_FAST_AND_CLEAR" else "LOAD_FAST", arg, argval)
-        return
-    if op == "KW_NAMES":  # 3.11/3.12: names attach to the following CALL
-        pending_kwnames.append(code.co_consts[arg])
-        return
-    if op in ("CALL", "CALL_METHOD", "CALL_FUNCTION"):
-        kw = pending_kwnames.pop() if pending_kwnames else ()
-        null = op != "CALL_FUNCTION"
-        yield Instr("CALL", arg, argval, extra=(null, tuple(kw)))
-        return
-    if op == "CALL_FUNCTION_KW":
-        yield Instr("CALL_KW", arg, argval, extra=(False, None))
-        return
-    if op == "CALL_KW":
-        yield Instr("CALL_KW", arg, argval, extra=(True, None))
-        return
-    if op == "CALL_FUNCTION_EX":
-        yield Instr("CALL_FUNCTION_EX", arg, argval, extra=(V.PY >= (3, 11),))
-        return
-    if op in ("DUP_TOP",):
-        yield Instr("COPY", 1, 1)
-        return
-    if op == "ROT_TWO":
-        yield Instr("SWAP", 2, 2)
-        return
-    if op == "CALL_INTRINSIC_1":
-        yield Instr("CALL_INTRINSIC_1", arg, raw.argrepr)
-        return
-    if op == "CALL_INTRINSIC_2" and raw.argrepr == "INTRINSIC_PREP_RERAISE_STAR":
-        yield Instr("PREP_RERAISE_STAR")  # 3.12+ spelling of 3.11's opcode (end of except*)
-        return
-    if op == "CALL_INTRINSIC_2":
-        yield Instr("CALL_INTRINSIC_2", arg, raw.argrepr)
-        return
-    if op == "FORMAT_VALUE":  # up to 3.12: flags carry conversion and spec presence
-        conv = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[arg & 3]
-        yield Instr("FORMAT_VALUE", arg, (conv, bool(arg & 4)))
-        return
-    yield Instr(op, arg, argval)
+    """The normalized Instrs for one dis.Instruction (zero, one or several): where the
+    versions differ in how an instruction is spelled, this is where it is answered."""
+    return _EXPANDERS.get(raw.opname, _as_is)(raw, code, pending_kwnames)
 
 
 def _exception_table_311(code, offset_to_index):
