@@ -6,8 +6,11 @@ with the original by the equivalence checker (``depyf.verify.equivalence``): the
 observable operations, in the same order, under the same conditions and exception
 handlers. Anything short of a proof is reported, never returned silently.
 """
+import dis
 from collections import namedtuple
 
+from ...bytecode import raw
+from ...bytecode import versions as V
 from ..mismatch import Mismatch
 
 _CO_NESTED = 0x10
@@ -25,6 +28,31 @@ Place = namedtuple("Place", "path scopes binds_free", defaults=((), False))
 
 def _indent(lines):
     return ["    " + line if line.strip() else line for line in lines]
+
+
+_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
+_LOAD_ATTR = dis.opmap["LOAD_ATTR"]
+
+
+def imported_names(code):
+    """Globals the original's module bound by ``import`` (``code`` and the code nested in
+    it), as far as the bytecode shows: 3.11+ calls ``mod.f(x)`` on such a name as a
+    plain attribute (``LOAD_GLOBAL NULL + mod; LOAD_ATTR f``), any other global as a method
+    (``LOAD_METHOD``). Rebuilding those imports around the text lets the recompiled code
+    take the same form (a bytecode-equal proof instead of the product machine's)."""
+    found = set()
+    if not V.LOAD_GLOBAL_NULL_BIT:
+        return found
+    previous = None
+    for _, op, arg in raw.ops(code):
+        if op == _LOAD_ATTR and previous is not None and \
+                not (V.LOAD_ATTR_METHOD_BIT and arg & 1):
+            found.add(previous)
+        previous = code.co_names[arg >> 1] if op == _LOAD_GLOBAL and arg & 1 else None
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            found |= imported_names(const)
+    return found
 
 
 def _wrap(source, code, scopes=(), binds_free=False):
@@ -47,6 +75,7 @@ def _wrap(source, code, scopes=(), binds_free=False):
         bind = ["%s = None" % " = ".join(free)] if free and i == functions[-1] else []
         header = "def %s():" % name if kind == "function" else "class %s:" % name
         lines = [header] + _indent(bind + lines)
+    lines = ["import %s" % name for name in sorted(imported_names(code))] + lines
     return "\n".join(lines) + "\n", [name for _, name in blocks]
 
 

@@ -138,9 +138,12 @@ class _Check:
         why = frame_difference(a, b, compare_name, compare_docstring)
         if why is not None:
             return Verdict(False, why, different=True)
-        if (self.shortcut and not self.bindings and not self.name_map and not self.fixed
-                and _bytecode_equal(a, b)):
-            return None
+        if self.shortcut and not self.bindings and not self.name_map and not self.fixed:
+            how = _cheap_proof(a, b)
+            if how is not None:
+                if how != self.how and self.how == "bytecode-equal":
+                    self.how = how
+                return None
         self.how = "checked"
         ia, ib = CodeInfo(a), CodeInfo(b)
         start = ProductState(self._frame("A", ia), self._frame("B", ib), Pairing(), {})
@@ -231,6 +234,12 @@ def _docstring(code):
     return consts[0] if consts and isinstance(consts[0], str) else None
 
 
-def _bytecode_equal(a, b):
+def _cheap_proof(a, b):
+    """"bytecode-equal" or "layout-equal" (``verify.layout``) when one of those settles
+    it, else None (the product machine must run)."""
+    from ..layout import layout_equal
     from ..normalize import normalize
-    return normalize(a) == normalize(b)
+    na, nb = normalize(a), normalize(b)
+    if na == nb:
+        return "bytecode-equal"
+    return "layout-equal" if layout_equal(na, nb) else None
