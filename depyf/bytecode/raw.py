@@ -23,3 +23,22 @@ def ops(code):
         if op == CACHE:
             continue
         yield offset, op, arg
+
+
+_RECENT = {}  # id(code) -> (code, instructions): the code is held, so its id stays its own
+_RECENT_SIZE = 64
+
+
+def instructions(code):
+    """``dis.get_instructions(code)`` as a tuple, remembered for the few code objects seen
+    last: decompiling a function disassembles it, and proving the result disassembles it
+    again (and once more for the checker); one pass is enough. Keyed by identity, not by
+    code equality, which ignores line numbers the decompiler reads."""
+    hit = _RECENT.get(id(code))
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    found = tuple(dis.get_instructions(code))
+    if len(_RECENT) >= _RECENT_SIZE:
+        del _RECENT[next(iter(_RECENT))]
+    _RECENT[id(code)] = (code, found)
+    return found

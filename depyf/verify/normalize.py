@@ -48,6 +48,7 @@ import types
 from collections import namedtuple
 
 from ..bytecode import exctable
+from ..bytecode import raw as raw_reader
 from ..bytecode import versions as V
 
 Instr = namedtuple("Instr", "opname arg")
@@ -89,7 +90,7 @@ def normalize_const(value):
 
 def normalize(code):
     """The normal form of ``code`` (a ``NormalizedCode``, hashable and comparable)."""
-    raw = list(dis.get_instructions(code))
+    raw = list(raw_reader.instructions(code))
     index_of_offset = _index_of_offsets(code, raw)
     instructions = []
     for ins in raw:

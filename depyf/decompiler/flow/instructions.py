@@ -6,10 +6,10 @@ split, calls carry their keyword names, and exception handling is expressed as o
 exception table for every version (derived from the SETUP_* block stack up to 3.10).
 Jump targets are instruction *indexes* into the normalized list.
 """
-import dis
 from collections import namedtuple
 
 from ...bytecode import exctable
+from ...bytecode import raw as raw_reader
 from ...bytecode import versions as V
 
 ExcEntry = namedtuple("ExcEntry", "start end target depth lasti")  # indexes, end exclusive
@@ -326,7 +326,7 @@ def normalize(code):
     offset_first = {}  # raw offset -> index of first normalized instr at or after it
     pending_kwnames = []
     line = code.co_firstlineno
-    raw_list = list(dis.get_instructions(code))
+    raw_list = list(raw_reader.instructions(code))
     skip = set()
     if V.END_FOR_THEN_POP_TOP:
         for a, b in zip(raw_list, raw_list[1:]):

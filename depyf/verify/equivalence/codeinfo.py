@@ -2,9 +2,9 @@
 gives them (every version's own opnames; nothing rewritten), jump targets and exception
 handlers as instruction indexes, and the source line of each instruction for reports."""
 import bisect
-import dis
 
 from ...bytecode import exctable
+from ...bytecode import raw as raw_reader
 from ...bytecode import versions as V
 
 class Handler:
@@ -23,7 +23,7 @@ class CodeInfo:
     def __init__(self, code):
         self.code = code
         self.name = code.co_name
-        self.instrs = list(dis.get_instructions(code))
+        self.instrs = list(raw_reader.instructions(code))
         self.index = {ins.offset: i for i, ins in enumerate(self.instrs)}
         self.lines = _lines(self.instrs, code.co_firstlineno)
         self.handlers = self._handlers() if V.HAS_EXCEPTION_TABLE else None
