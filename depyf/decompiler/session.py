@@ -56,6 +56,7 @@ class DecompileSession:
         self.used_temps = False
         self.classes = []  # names of the class bodies being decompiled, innermost last
         self.scopes = []  # the code objects being decompiled, innermost last
+        self.functions_made = 0  # MAKE_FUNCTIONs run: FuncMarkers that may await _materialize
 
     def mangle(self, name):
         """``name`` as the code being decompiled stores it (private names in classes)."""
@@ -71,11 +72,13 @@ class DecompileSession:
         # with it: there the joined tails come first, or that code lands inside the try.
         order = (True, False) if _copies_finally_per_exit(instrs, entries) else (False, True)
         self.scopes.append(code)
+        made = self.functions_made
         try:
             stmts = self._statements(code, instrs, entries, order)
         finally:
             self.scopes.pop()
-        stmts = [self._materialize(s) for s in stmts]
+        if self.functions_made != made:  # else no FuncMarker can be in the tree
+            stmts = [self._materialize(s) for s in stmts]
         decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code)) \
             if kind != "comprehension" else []
         if kind == "function":

@@ -153,10 +153,11 @@ class Calls:
     # -- functions and classes --------------------------------------------------------------
     def op_MAKE_FUNCTION(self, ins, stack, out):
         code = stack.pop()
-        if V.PY < (3, 11):
+        if V.QUALNAME_ON_STACK:
             code = stack.pop()  # the qualified name was on top
         flags = ins.arg or 0
         fm = FuncMarker(code)
+        self.nested.functions_made += 1  # the session turns unused ones into lambdas
         if flags & 0x08:
             fm.closure = stack.pop()
         if flags & 0x04:
