@@ -178,6 +178,7 @@ def run(modules=None, sample=None, kinds=KINDS, per_kind=1, seed=0, timeout=10.0
         time_budget=None, progress=None):
     """Mutate the corpus; returns a dict of totals, per-kind counts and the outcomes."""
     from . import collect_targets
+    from ..decompiler.standalone import kind as standalone_kind
     start = time.perf_counter()
     targets, _ = collect_targets(modules, sample)
     counts = Counter()
@@ -186,6 +187,11 @@ def run(modules=None, sample=None, kinds=KINDS, per_kind=1, seed=0, timeout=10.0
     for target in targets:
         if time_budget is not None and time.perf_counter() - start > time_budget:
             functions["not reached (time budget)"] += 1
+            continue
+        if standalone_kind(target.code) is not None:
+            # a lambda, comprehension or class body decompiles to a standalone form,
+            # not to a def the mutants are made in
+            functions["standalone form (not mutated)"] += 1
             continue
         subject, why = proven_subject(target, timeout)
         if subject is None:
