@@ -17,7 +17,7 @@ import depyf
 from depyf import DecompilationError
 
 PY = "%d.%d" % sys.version_info[:2]
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # --- subjects ---------------------------------------------------------------------------
