@@ -241,3 +241,15 @@ SETUPS_ENDING_IN_END_FINALLY = frozenset(["SETUP_FINALLY", "SETUP_WITH", "SETUP_
 EXC_NAME_CLEANUPS = frozenset([("LOAD_CONST", "STORE_FAST", "DELETE_FAST"),
                                ("LOAD_CONST", "STORE_NAME", "DELETE_NAME"),
                                ("LOAD_CONST", "STORE_DEREF", "DELETE_DEREF")])
+
+# -- reading co_code without dis (``bytecode/raw.py``) -----------------------------------
+# 3.10 counts jump arguments in instructions (2 bytes), before that in bytes.
+JUMP_ARG_UNIT = 2 if PY >= (3, 10) else 1
+# Up to 3.9 an EXTENDED_ARG prefix survives an argument-less instruction (never emitted).
+EXTENDED_ARG_SURVIVES_NO_ARG = PY < (3, 10)
+# Up to 3.10 ``dis.get_instructions`` looks every instruction up in a list of jump
+# targets (and builds that list with a list search): quadratic in the function's size.
+# ``raw.instructions`` reads those versions itself; later ones keep ``dis``.
+DIS_IS_QUADRATIC = PY < (3, 11)
+# 3.10's dis writes "to <offset>" for absolute jumps too, not only for relative ones.
+ABSOLUTE_JUMP_ARGREPR = PY >= (3, 10)
