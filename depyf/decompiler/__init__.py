@@ -5,10 +5,15 @@ The folders are the stages, in the order data flows through them::
     depyf/bytecode/   versions   every per-version fact and opcode table (shared with the
                                  verifier and the torch layer)
                       exctable   the one exception-table parser (3.11+)
-    flow/             instructions  normalize(code): one ``Instr`` per instruction, jump
-                                    targets resolved, exception entries
-                      cfg           basic blocks, jump and exception edges, copied exits
-                      dominance     postdominator trees (where branches meet), once per CFG
+                      raw        co_code read directly; one disassembly per code object
+                                 (linear on 3.8-3.10, whose dis is quadratic)
+    flow/             instructions  normalize(code): one ``Instr`` per instruction (a table
+                                    of per-family expanders), jump targets resolved,
+                                    exception entries
+                      cfg           basic blocks, jump and exception edges
+                      exits         the compiler's copied exit blocks joined
+                      dominance     dominators; postdominator trees (where branches meet),
+                                    built once per CFG and question kind
     structure/        emitter    the driver: ``function_body`` -> ``seq`` walks blocks from
                                  an entry to a stop block, runs each block's instructions on
                                  the executor, and at a block's end hands the jump to the
