@@ -15,6 +15,11 @@ DIAMOND = {0: [1, 2], 1: [3], 2: [3], 3: []}
 LOOP = {0: [1], 1: [2, 4], 2: [3, 1], 3: [1], 4: []}
 ONE_ARM_RETURNS = {0: [1, 2], 1: [], 2: [3], 3: []}
 ENDLESS = {0: [1, 2], 1: [1], 2: [3], 3: []}
+NESTED = {0: [1, 4], 1: [2, 3], 2: [3], 3: [5], 4: [5], 5: []}
+# while 1: if 2: break (3 -> 5) else: continue (4 -> 1); 5 after the loop
+LOOP_BREAK = {0: [1], 1: [2, 5], 2: [3, 4], 3: [5], 4: [1], 5: []}
+ALL_RETURN = {0: [1, 2], 1: [], 2: []}
+TWO_ENTRIES = {0: [2], 1: [2], 2: [3], 3: []}
 
 CASES = [
     # graph, roots, sources, sinks, limit, ignore_terminal, expected nearest common
@@ -29,6 +34,15 @@ CASES = [
     ("arm that returns: no merge", ONE_ARM_RETURNS, [0], [1, 2], set(), None, False, None),
     ("arm that returns, ignored", ONE_ARM_RETURNS, [0], [1, 2], {3}, None, True, 2),
     ("endless arm does not constrain", ENDLESS, [0], [1, 2], set(), None, False, 2),
+    ("nested diamond, inner arms", NESTED, [0], [2, 3], set(), None, False, 3),
+    ("nested diamond, outer arms", NESTED, [0], [1, 4], set(), None, False, 5),
+    ("nested diamond, limited to the outer arm", NESTED, [1], [2, 3], set(), {1, 2, 3}, False, 3),
+    ("break and continue: they meet after the loop", LOOP_BREAK, [0], [3, 4], set(), None, False, 5),
+    ("break and continue, both targets sinks", LOOP_BREAK, [0], [3, 4], {1, 5}, None, False, None),
+    ("every arm returns, ignored: nothing goes on", ALL_RETURN, [0], [1, 2], set(), None, True, None),
+    ("every arm returns", ALL_RETURN, [0], [1, 2], set(), None, False, None),
+    ("two roots", TWO_ENTRIES, [0, 1], [0, 1], set(), None, False, 2),
+    ("a source on another's path", TWO_ENTRIES, [0], [0, 2], set(), None, False, 2),
 ]
 
 
@@ -39,6 +53,14 @@ def test_nearest_common_postdominator(name, graph, roots, sources, sinks, limit,
     inside = [s for s in sources if tree.inside(s)]
     got = tree.nearest_common(inside) if len(inside) == len(sources) else None
     assert got == expected
+
+
+def test_blocks_that_never_reach_the_exit_are_not_in_the_tree():
+    tree = PostDominators(lambda b: ENDLESS[b], [0], set(), None, False)
+    assert tree.covers(1) and not tree.reaches_exit(1)
+    assert tree.reaches_exit(0) and tree.reaches_exit(2)
+    returns = PostDominators(lambda b: ALL_RETURN[b], [0], set(), None, True)
+    assert not any(returns.reaches_exit(b) for b in ALL_RETURN)
 
 
 def test_tree_grows_for_sources_it_has_not_seen():
