@@ -132,7 +132,8 @@ def test_function_size(path):
 def test_no_private_node_attributes(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    assert 'getattr(node, "_' not in text
+    lines = [k + 1 for k, line in enumerate(text.splitlines()) if 'getattr(node, "_' in line]
+    assert not lines, '%s: getattr(node, "_...") at lines %s' % (_short(path), lines)
     # the general form: getattr/hasattr of a private attribute on anything but self
     offenders = []
     for node in ast.walk(ast.parse(text)):
@@ -142,4 +143,5 @@ def test_no_private_node_attributes(path):
                 node.args[1].value.startswith("_") and not node.args[1].value.startswith("__") and \
                 not (isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")):
             offenders.append("line %d: %s(..., %r)" % (node.lineno, node.func.id, node.args[1].value))
-    assert not offenders, "private attributes read off objects: " + "; ".join(offenders)
+    assert not offenders, "%s: private attributes read off objects: %s" % (
+        _short(path), "; ".join(offenders))
