@@ -52,6 +52,9 @@ def main(argv=None):
     p.add_argument("--target", type=float, default=2.0)
     args = p.parse_args(argv)
     kinds = args.kinds.split(",")
+    unknown = [k for k in kinds if k not in STATEMENTS]
+    if unknown:
+        p.error("unknown kind %s (kinds: %s)" % (", ".join(unknown), ", ".join(STATEMENTS)))
     sizes = [int(s) for s in args.sizes.split(",")]
     depyf.decompile(generated("ifelse", 5))  # warm-up: lazy imports are not timed
     print("Decompile time per statement (ms), Python %s, best of %d"
