@@ -32,23 +32,32 @@ def _indent(lines):
 
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
 _LOAD_ATTR = dis.opmap["LOAD_ATTR"]
+_PUSH_NULL = dis.opmap.get("PUSH_NULL")
 
 
 def imported_names(code):
     """Globals the original's module bound by ``import`` (``code`` and the code nested in
     it), as far as the bytecode shows: 3.11+ calls ``mod.f(x)`` on such a name as a
-    plain attribute (``LOAD_GLOBAL NULL + mod; LOAD_ATTR f``), any other global as a method
-    (``LOAD_METHOD``). Rebuilding those imports around the text lets the recompiled code
-    take the same form (a bytecode-equal proof instead of the product machine's)."""
+    plain attribute, any other global's ``g.f(x)`` as a method (3.11/3.12:
+    ``LOAD_GLOBAL NULL + mod; LOAD_ATTR f``; 3.13: ``LOAD_GLOBAL mod; LOAD_ATTR f;
+    PUSH_NULL``). Rebuilding those imports around the text lets the recompiled code take
+    the same form (a bytecode-equal proof instead of the product machine's)."""
     found = set()
     if not V.LOAD_GLOBAL_NULL_BIT:
         return found
-    previous = None
+    loaded = attribute_of = None  # the global just loaded; the global an attribute came from
     for _, op, arg in raw.ops(code):
-        if op == _LOAD_ATTR and previous is not None and \
-                not (V.LOAD_ATTR_METHOD_BIT and arg & 1):
-            found.add(previous)
-        previous = code.co_names[arg >> 1] if op == _LOAD_GLOBAL and arg & 1 else None
+        if V.NULL_AFTER_CALLABLE and op == _PUSH_NULL and attribute_of is not None:
+            found.add(attribute_of)
+        attribute_of = None
+        if op == _LOAD_ATTR and loaded is not None and not (V.LOAD_ATTR_METHOD_BIT and arg & 1):
+            if V.NULL_AFTER_CALLABLE:
+                attribute_of = loaded
+            else:
+                found.add(loaded)
+        pushes_null = bool(arg & 1)
+        loaded = code.co_names[arg >> 1] if op == _LOAD_GLOBAL and \
+            pushes_null != V.NULL_AFTER_CALLABLE else None
     for const in code.co_consts:
         if hasattr(const, "co_code"):
             found |= imported_names(const)

@@ -26,7 +26,4 @@ def _function(src, name):
 def test_imported_names(src, name, expected):
     if not V.LOAD_GLOBAL_NULL_BIT:
         expected = set()  # up to 3.10 every such call is a method call: nothing shows
-    elif V.PY >= (3, 13) and expected:
-        pytest.skip("3.13 spells the call LOAD_GLOBAL; LOAD_ATTR; PUSH_NULL, which "
-                    "imported_names does not read yet")
     assert imported_names(_function(src, name)) == expected
