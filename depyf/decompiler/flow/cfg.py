@@ -72,6 +72,7 @@ class CFG:
         starts = sorted(x for x in leaders if 0 <= x < n)
         self.blocks = {}
         self.order = starts
+        self._position = {b: k for k, b in enumerate(starts)}  # block id -> place in order
         self.block_at = [0] * n
         for k, s in enumerate(starts):
             e = starts[k + 1] if k + 1 < len(starts) else n
@@ -149,7 +150,7 @@ class CFG:
         for the first block or a start that is no block."""
         if bid not in self.blocks:
             return None
-        k = self.order.index(bid)
+        k = self._position[bid]
         return self.blocks[self.order[k - 1]] if k > 0 else None
 
     def __getitem__(self, bid):
