@@ -253,3 +253,7 @@ EXTENDED_ARG_SURVIVES_NO_ARG = PY < (3, 10)
 DIS_IS_QUADRATIC = PY < (3, 11)
 # 3.10's dis writes "to <offset>" for absolute jumps too, not only for relative ones.
 ABSOLUTE_JUMP_ARGREPR = PY >= (3, 10)
+# Where a code object says it came from, besides its name, file and first line: 3.10 adds
+# the line table (co_lnotab becomes derived from it) and 3.11 the qualified name.
+CODE_LOCATION_FIELDS = (("co_qualname", "co_linetable") if PY >= (3, 11) else
+                        ("co_linetable",) if PY >= (3, 10) else ("co_lnotab",))

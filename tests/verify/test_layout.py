@@ -74,3 +74,13 @@ def test_the_checker_says_how():
     assert verdict
     if normalize(a) != normalize(b):
         assert verdict.how == "layout-equal"
+
+
+def test_same_code_ignores_where_not_what():
+    from depyf.verify.equivalence import _same_code
+    a = _code("def f(x):\n    return x + 1\n")
+    moved = _code("\n\n\ndef g(x):\n\n    return x + 1\n", "g")
+    assert _same_code(a, moved)
+    assert not _same_code(a, _code("def f(x):\n    return x + 2\n"))
+    assert not _same_code(a, _code("def f(x):\n    return x - 1\n"))
+    assert not _same_code(a, _code("def f(y):\n    return y + 1\n"))
