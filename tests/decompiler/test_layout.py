@@ -20,14 +20,14 @@ MAX_FUNCTION_LINES = 80
 LONG = {}
 
 
-def _modules(top):
+def _modules(top, root=ROOT):
     """``{dotted name: (path, is_package)}`` for every .py file under ``top``."""
     found = {}
     for folder, _, files in os.walk(top):
         for f in files:
             if f.endswith(".py"):
                 path = os.path.join(folder, f)
-                name = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+                name = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
                 is_package = name.endswith(".__init__")
                 found[name[:-9] if is_package else name] = (path, is_package)
     return found
@@ -97,6 +97,37 @@ def test_cycle_finder_finds_one():
     # the check itself: a graph with a cycle is caught, one without is not
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+# the graph builder itself, on a package written for it: file -> source, and the edges
+# expected (importing a module of a package is an edge to that module, not to the
+# package; importing a name from a package is an edge to the package; imports inside
+# functions count)
+TOY_PACKAGE = {
+    "p/__init__.py": "from . import a\n",
+    "p/a.py": "from .b import f\nfrom . import sub\nimport os\n",
+    "p/b.py": "def f():\n    from p.sub import c\n    import p.a\n",
+    "p/sub/__init__.py": "from .. import b\nfrom ..a import x\nname = 1\n",
+    "p/sub/c.py": "from . import name\nfrom .. import nothing\nfrom os import path\n",
+}
+TOY_EDGES = {
+    "p": {"p.a"},
+    "p.a": {"p.b", "p.sub"},
+    "p.b": {"p.sub.c", "p.a"},
+    "p.sub": {"p.b", "p.a"},
+    "p.sub.c": {"p.sub", "p"},
+}
+
+
+def test_import_graph_of_a_toy_package(tmp_path):
+    for rel, source in TOY_PACKAGE.items():
+        path = tmp_path.joinpath(*rel.split("/"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+    edges = import_graph(_modules(str(tmp_path / "p"), root=str(tmp_path)))
+    assert edges == TOY_EDGES
+    # p.a -> p.b at the top, p.b -> p.a inside a function: a cycle all the same
+    assert find_cycle(edges) == ["p.a", "p.b", "p.a"]
 
 
 def _decompiler_files():

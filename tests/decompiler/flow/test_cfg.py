@@ -128,6 +128,36 @@ def test_questions_on_a_diamond(method, args, answer):
     assert got == answer
 
 
+# if a: return 1 / else: x = 2 (jumps on to 7): the merge of the arms when the arm that
+# returns is ignored (how a match statement finds its follow) or not; the corpus asks
+# this only where both answers are None, so the passing of ignore_terminal is tested here
+ARM_RETURNS = [("LOAD_FAST", "a", None, 1), ("POP_JUMP_IF_FALSE", None, 4, 1),
+               ("LOAD_CONST", 1, None, 2), ("RETURN_VALUE", None, None, 2),
+               ("LOAD_CONST", 2, None, 4), ("STORE_FAST", "x", None, 4), ("JUMP", None, 7, 4),
+               ("LOAD_FAST", "x", None, 5), ("RETURN_VALUE", None, None, 5)]
+IGNORING = [
+    # sources, sinks, ignore_terminal, answer
+    ([2, 4], set(), False, None),
+    ([2, 4], {7}, False, None),
+    ([2, 4], {7}, True, 4),  # the arm that goes on is where the paths that go on meet
+    ([2, 4], set(), True, None),  # the final return is ignored too: nothing goes on
+    ([2, 4], {4}, True, None),
+]
+
+
+@pytest.mark.parametrize("sources, sinks, ignore, answer", IGNORING,
+                         ids=["%r sinks=%r ignore=%r" % c[:3] for c in IGNORING])
+def test_merge_ignoring_the_arm_that_returns(sources, sinks, ignore, answer):
+    cfg = CFG(_instrs(ARM_RETURNS), [])
+    assert _shape(cfg) == {0: (["LOAD_FAST", "POP_JUMP_IF_FALSE"], [2, 4]),
+                           2: (["LOAD_CONST", "RETURN_VALUE"], []),
+                           4: (["LOAD_CONST", "STORE_FAST", "JUMP"], [7]),
+                           7: (["LOAD_FAST", "RETURN_VALUE"], [])}
+    assert cfg.postdominator_merge(sources, sinks, None, ignore) == answer
+    if not set(sources) & sinks:
+        assert cfg._postdominator_merge_slow(sources, sinks, None, ignore) == answer
+
+
 def test_through_jumps_follows_a_chain_of_jumps():
     ops = [("JUMP", None, 1, 1), ("JUMP", None, 2, 1), ("LOAD_CONST", None, None, 1),
            ("RETURN_VALUE", None, None, 1)]

@@ -1,5 +1,6 @@
 """depyf.decompiler.symbolic.exprs.negate folds `not` the way the compiler folds it into
-jumps, and depyf.decompiler.facts travels with deepcopies of a tree."""
+jumps (keeping each `is`/`in` test the instruction the code used), and
+depyf.decompiler.facts travels with deepcopies of a tree."""
 import ast
 import copy
 
@@ -7,7 +8,7 @@ import pytest
 
 from depyf.decompiler import facts
 from depyf.decompiler.facts import Fact
-from depyf.decompiler.symbolic.exprs import negate
+from depyf.decompiler.symbolic.exprs import NEGATABLE, negate
 
 NEGATE = [
     ("not x", "x"),
@@ -20,10 +21,44 @@ NEGATE = [
 ]
 
 
+# and/or: `not` is pushed inside (how people write it) unless that would print an `is`/`in`
+# test as the other instruction than the code used (facts.CODE_OP on the comparison):
+# code_ops "same" = the code computed each comparison as written, "opposite" = as its
+# negation (a comparison negate already turned round)
+NEGATE_BOOL = [
+    ("a or b", None, "not a and not b"),
+    ("a and not b", None, "not a or b"),
+    ("a in b or c", None, "a not in b and not c"),
+    ("a in b or c", "same", "not (a in b or c)"),
+    ("a is b and c", "same", "not (a is b and c)"),
+    ("a not in b or c", "opposite", "a in b and not c"),
+    ("a is not b and (c or d)", "opposite", "a is b or (not c and not d)"),
+]
+
+
+def _parse(source, code_ops=None):
+    node = ast.parse(source, mode="eval").body
+    for sub in ast.walk(node):
+        if code_ops and isinstance(sub, ast.Compare):
+            op = type(sub.ops[0])
+            facts.note(sub, Fact.CODE_OP, op if code_ops == "same" else NEGATABLE[op])
+    return node
+
+
 @pytest.mark.parametrize("source, expected", NEGATE)
 def test_negate(source, expected):
-    node = ast.parse(source, mode="eval").body
-    assert ast.dump(negate(node)) == ast.dump(ast.parse(expected, mode="eval").body)
+    assert ast.dump(negate(_parse(source))) == ast.dump(_parse(expected))
+
+
+@pytest.mark.parametrize("source, code_ops, expected", NEGATE_BOOL)
+def test_negate_and_or(source, code_ops, expected):
+    assert ast.dump(negate(_parse(source, code_ops))) == ast.dump(_parse(expected))
+
+
+def test_negated_comparison_keeps_the_instruction_the_code_used():
+    node = negate(_parse("a is b", "same"))
+    assert isinstance(node.ops[0], ast.IsNot) and facts.get(node, Fact.CODE_OP) is ast.Is
+    assert not facts.has(negate(_parse("a is b")), Fact.CODE_OP)
 
 
 def test_facts_note_get_has():
