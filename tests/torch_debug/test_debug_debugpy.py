@@ -121,7 +121,12 @@ def test_debugpy_client_hits_breakpoint_in_dump_file(case, tmp_path):
             if ev["event"] != "stopped":
                 break
             thread = ev["body"]["threadId"]
-            frame = dap.request("stackTrace", threadId=thread, startFrame=0, levels=1)["body"]["stackFrames"][0]
+            trace = dap.request("stackTrace", threadId=thread, startFrame=0, levels=1)
+            if not trace.get("success", True) or not trace.get("body", {}).get("stackFrames"):
+                # under load a stop can be reported for a thread that already runs on
+                # ("not suspended"): the next stopped event is the one to look at
+                continue
+            frame = trace["body"]["stackFrames"][0]
             path = frame.get("source", {}).get("path", "")
             if os.path.realpath(path) in {os.path.realpath(p) for p in by_file}:
                 scopes = dap.request("scopes", frameId=frame["id"])["body"]["scopes"]
