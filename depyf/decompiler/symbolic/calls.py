@@ -10,6 +10,7 @@ from . import generics
 from .markers import (AttrChain, BuildClassMarker, FromItem, FuncMarker, ImportName, NULL,
                       SetupAnnotations, WithExit, WithExitCall)
 from .exprs import cell_expr
+from .stackops import peek, pop
 
 
 class Calls:
@@ -18,14 +19,14 @@ class Calls:
     # -- calls ------------------------------------------------------------------------------
     def _callable(self, stack, null_slot):
         if null_slot:
-            b = stack.pop()
-            a = stack.pop()
+            b = pop(stack)
+            a = pop(stack)
             if a is NULL:
                 return b, None
             if b is NULL:
                 return a, None
             return a, b  # method + self (3.11+ raw form)
-        return stack.pop(), None
+        return pop(stack), None
 
     def _finish_call(self, func, self_arg, args, keywords, stack):
         if self_arg is not None:
@@ -93,7 +94,7 @@ class Calls:
 
     def op_CALL_KW(self, ins, stack, out):
         null_slot, _ = ins.extra
-        names = stack.pop()
+        names = pop(stack)
         kwnames = tuple(e.value for e in names.elts) if isinstance(names, ast.Tuple) else names.value
         args = self._pop_n(stack, ins.arg)
         func, self_arg = self._callable(stack, null_slot)
@@ -101,12 +102,12 @@ class Calls:
 
     def op_CALL_FUNCTION_EX(self, ins, stack, out):
         (has_null,) = ins.extra
-        kwargs = stack.pop() if ins.arg & 1 else None
-        posargs = stack.pop()
+        kwargs = pop(stack) if ins.arg & 1 else None
+        posargs = pop(stack)
         if has_null:
             func, self_arg = self._callable(stack, True)
         else:
-            func, self_arg = stack.pop(), None
+            func, self_arg = pop(stack), None
         if isinstance(posargs, ast.Tuple):
             args = list(posargs.elts)
         else:
@@ -126,12 +127,12 @@ class Calls:
     def op_CALL_INTRINSIC_1(self, ins, stack, out):
         what = ins.argval
         if what == "INTRINSIC_LIST_TO_TUPLE":
-            lst = stack.pop()
+            lst = pop(stack)
             stack.append(ast.Tuple(elts=lst.elts, ctx=ast.Load()))
         elif what == "INTRINSIC_UNARY_POSITIVE":
             self._unary("+", stack)
         elif what == "INTRINSIC_IMPORT_STAR":
-            imp = stack.pop()
+            imp = pop(stack)
             out.append(ast.ImportFrom(module=imp.module, names=[ast.alias(name="*", asname=None)],
                                       level=imp.level))
             stack.append(None)
@@ -152,25 +153,25 @@ class Calls:
 
     # -- functions and classes --------------------------------------------------------------
     def op_MAKE_FUNCTION(self, ins, stack, out):
-        code = stack.pop()
+        code = pop(stack)
         if V.QUALNAME_ON_STACK:
-            code = stack.pop()  # the qualified name was on top
+            code = pop(stack)  # the qualified name was on top
         flags = ins.arg or 0
         fm = FuncMarker(code)
         self.nested.functions_made += 1  # the session turns unused ones into lambdas
         if flags & 0x08:
-            fm.closure = stack.pop()
+            fm.closure = pop(stack)
         if flags & 0x04:
-            fm.annotations = stack.pop()
+            fm.annotations = pop(stack)
         if flags & 0x02:
-            fm.kwdefaults = stack.pop()
+            fm.kwdefaults = pop(stack)
         if flags & 0x01:
-            fm.defaults = stack.pop()
+            fm.defaults = pop(stack)
         stack.append(fm)
 
     def op_SET_FUNCTION_ATTRIBUTE(self, ins, stack, out):
-        fm = stack.pop()
-        value = stack.pop()
+        fm = pop(stack)
+        value = pop(stack)
         attr = V.MAKE_FUNCTION_FLAGS.get(ins.arg)
         if attr is None:
             raise Mismatch("unknown function attribute flag %s" % ins.arg)
@@ -179,8 +180,8 @@ class Calls:
 
     # -- imports ----------------------------------------------------------------------------
     def op_IMPORT_NAME(self, ins, stack, out):
-        fromlist = stack.pop()
-        level = stack.pop()
+        fromlist = pop(stack)
+        level = pop(stack)
         fl = None
         if isinstance(fromlist, ast.Tuple):
             fl = tuple(e.value for e in fromlist.elts)
@@ -189,7 +190,7 @@ class Calls:
         stack.append(ImportName(ins.argval, fl, level.value))
 
     def op_IMPORT_FROM(self, ins, stack, out):
-        imp = stack[-1]
+        imp = peek(stack)
         if isinstance(imp, AttrChain):
             stack.append(AttrChain(imp.imp, ins.argval))
             return
@@ -199,7 +200,7 @@ class Calls:
             stack.append(AttrChain(imp, ins.argval))
 
     def op_IMPORT_STAR(self, ins, stack, out):
-        imp = stack.pop()
+        imp = pop(stack)
         out.append(ast.ImportFrom(module=imp.module, names=[ast.alias(name="*", asname=None)],
                                   level=imp.level))
 

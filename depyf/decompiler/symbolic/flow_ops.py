@@ -9,6 +9,7 @@ from ..facts import Fact
 from .markers import (EnterResult, FinallyMarker, FinallyPlaceholder, ForItem, GenStart, GetIter,
                       PopExceptStmt, PrevExc, WithExit, WithExitCall, WithExitStmt, YieldFromIter)
 from .exprs import is_none, yield_from_expr
+from .stackops import pop
 
 
 class FlowOps:
@@ -19,22 +20,22 @@ class FlowOps:
         stack.append(GenStart())
 
     def op_YIELD_VALUE(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         if isinstance(value, YieldFromIter):
             stack.append(value)
             return
         stack.append(ast.Yield(value=None if is_none(value) and False else value))
 
     def op_GET_ITER(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         stack.append(GetIter(value))
 
     def op_GET_YIELD_FROM_ITER(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         stack.append(YieldFromIter(value, "yield_from"))
 
     def op_GET_AWAITABLE(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         if facts.get(value, Fact.AWAITED_BY_CALLER, False):
             stack.append(YieldFromIter(value, "comprehension"))
             return
@@ -50,27 +51,27 @@ class FlowOps:
         raise Mismatch("END_ASYNC_FOR outside an async for")
 
     def op_GET_AITER(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         stack.append(GetIter(value, is_async=True))
 
     def op_YIELD_FROM(self, ins, stack, out):  # up to 3.10
-        stack.pop()  # the None sent in
-        it = stack.pop()
+        pop(stack)  # the None sent in
+        it = pop(stack)
         stack.append(yield_from_expr(it))
 
     def op_END_SEND(self, ins, stack, out):
-        value = stack.pop()
-        stack.pop()
+        value = pop(stack)
+        pop(stack)
         stack.append(value)
 
     def op_PRINT_EXPR(self, ins, stack, out):
         self._only_outside_functions(ins)
-        out.append(ast.Expr(value=stack.pop()))
+        out.append(ast.Expr(value=pop(stack)))
 
     def op_POP_EXCEPT(self, ins, stack, out):
         # 3.11+ saved one value (PUSH_EXC_INFO); up to 3.10 the handler block saved three
         for _ in range(1 if V.HAS_EXCEPTION_TABLE else 3):
-            prev = stack.pop()
+            prev = pop(stack)
             if not isinstance(prev, PrevExc):
                 raise Mismatch("POP_EXCEPT without a saved exception")
         if stack and isinstance(stack[-1], ast.expr):
@@ -78,18 +79,18 @@ class FlowOps:
         out.append(PopExceptStmt())
 
     def op_PUSH_EXC_INFO(self, ins, stack, out):
-        exc = stack.pop()
+        exc = pop(stack)
         stack.append(PrevExc())
         stack.append(exc)
 
     def op_BEFORE_WITH(self, ins, stack, out):
-        mgr = stack.pop()
+        mgr = pop(stack)
         ex = WithExit(mgr)
         stack.append(ex)
         stack.append(EnterResult(ex))
 
     def op_BEFORE_ASYNC_WITH(self, ins, stack, out):
-        mgr = stack.pop()
+        mgr = pop(stack)
         ex = WithExit(mgr, is_async=True)
         stack.append(ex)
         stack.append(EnterResult(ex))
@@ -118,11 +119,11 @@ class FlowOps:
         if ins.arg and len(stack) >= 2 and isinstance(stack[-2], FinallyMarker):
             del stack[-2]
         elif stack and isinstance(stack[-1], FinallyMarker):
-            stack.pop()
+            pop(stack)
 
     def op_WITH_CLEANUP_START(self, ins, stack, out):
         if stack and isinstance(stack[-1], FinallyMarker):
-            stack.pop()
+            pop(stack)
         for k in range(len(stack) - 1, -1, -1):
             if isinstance(stack[k], WithExit):
                 ex = stack.pop(k)
@@ -135,8 +136,8 @@ class FlowOps:
 
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         if stack and isinstance(stack[-1], WithExitCall):
-            out.append(WithExitStmt(exit=stack.pop().exit))
+            out.append(WithExitStmt(exit=pop(stack).exit))
 
     def op_END_FINALLY(self, ins, stack, out):
         if stack and isinstance(stack[-1], FinallyMarker):
-            stack.pop()
+            pop(stack)

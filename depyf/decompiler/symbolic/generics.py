@@ -23,6 +23,7 @@ from ..mismatch import Mismatch
 from . import markers as M
 from .. import facts
 from ..facts import Fact
+from .stackops import pop
 
 HIDDEN_PREFIX = "<generic parameters of "
 
@@ -107,7 +108,7 @@ def runtime_params(fn, expr):
 
 
 def intrinsic_1(ex, what, stack):
-    arg = stack.pop()
+    arg = pop(stack)
     if what in _PARAM_KINDS:
         stack.append(TypeParam(_param_node(_PARAM_KINDS[what], _param_name(arg))))
     elif what == "INTRINSIC_SUBSCRIPT_GENERIC":
@@ -120,8 +121,8 @@ def intrinsic_1(ex, what, stack):
 
 
 def intrinsic_2(ex, what, stack):
-    second = stack.pop()
-    first = stack.pop()
+    second = pop(stack)
+    first = pop(stack)
     if what == "INTRINSIC_SET_FUNCTION_TYPE_PARAMS":
         if not isinstance(first, M.FuncMarker):
             raise Mismatch("type parameters set on something that is not a function")

@@ -13,6 +13,7 @@ from .markers import (AttrChain, BuildClassMarker, CellRef, EnterResult, ExcValu
                       SAME_AS_NEXT, SavedLocal, UnpackSlot, UnpackTarget, WithExitCall,
                       WithExitStmt)
 from .exprs import (as_store, cell_expr, const, index_expr, name, none_to_absent, same_expr)
+from .stackops import need, peek, pop
 
 
 class LoadsStores:
@@ -53,7 +54,7 @@ class LoadsStores:
         stack.append(cell_expr(CellRef(ins.argval)))
 
     def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
-        stack.pop()
+        pop(stack)
         stack.append(name(ins.argval))
 
     op_LOAD_FROM_DICT_OR_GLOBALS = op_LOAD_FROM_DICT_OR_DEREF
@@ -65,7 +66,7 @@ class LoadsStores:
         stack.append(NULL)
 
     def op_LOAD_ATTR(self, ins, stack, out):
-        obj = stack.pop()
+        obj = pop(stack)
         if isinstance(obj, ImportName):
             obj.attr_path.append(ins.argval)
             stack.append(obj)
@@ -73,7 +74,7 @@ class LoadsStores:
         stack.append(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()))
 
     def op_LOAD_METHOD(self, ins, stack, out):
-        obj = stack.pop()
+        obj = pop(stack)
         attr = ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load())
         if V.NULL_AFTER_CALLABLE:
             stack.extend([attr, NULL])
@@ -81,9 +82,9 @@ class LoadsStores:
             stack.extend([NULL, attr])
 
     def op_LOAD_SUPER_ATTR(self, ins, stack, out):
-        self_arg = stack.pop()
-        cls = stack.pop()
-        sup = stack.pop()
+        self_arg = pop(stack)
+        cls = pop(stack)
+        sup = pop(stack)
         args = [] if not (ins.arg & 2) else [cls, self_arg]
         call = ast.Call(func=sup, args=args, keywords=[])
         attr = ast.Attribute(value=call, attr=ins.argval, ctx=ast.Load())
@@ -102,7 +103,7 @@ class LoadsStores:
 
     # -- stores -----------------------------------------------------------------------------
     def _store(self, target, stack, out):
-        self._assign(target, stack.pop(), stack, out)
+        self._assign(target, pop(stack), stack, out)
 
     def _assign(self, target, value, stack, out):
         if isinstance(value, UnpackSlot):
@@ -218,18 +219,18 @@ class LoadsStores:
     op_STORE_DEREF = op_STORE_FAST
 
     def op_STORE_ATTR(self, ins, stack, out):
-        obj = stack.pop()
+        obj = pop(stack)
         self._store(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()), stack, out)
 
     def op_STORE_SUBSCR(self, ins, stack, out):
-        index = stack.pop()
-        obj = stack.pop()
+        index = pop(stack)
+        obj = pop(stack)
         self._store(ast.Subscript(value=obj, slice=index_expr(index), ctx=ast.Load()), stack, out)
 
     def op_STORE_SLICE(self, ins, stack, out):
-        stop = stack.pop()
-        start = stack.pop()
-        obj = stack.pop()
+        stop = pop(stack)
+        start = pop(stack)
+        obj = pop(stack)
         sl = ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop), step=None)
         self._store(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()), stack, out)
 
@@ -241,23 +242,23 @@ class LoadsStores:
     op_DELETE_DEREF = op_DELETE_FAST
 
     def op_DELETE_ATTR(self, ins, stack, out):
-        obj = stack.pop()
+        obj = pop(stack)
         out.append(ast.Delete(targets=[ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Del())]))
 
     def op_DELETE_SUBSCR(self, ins, stack, out):
-        index = stack.pop()
-        obj = stack.pop()
+        index = pop(stack)
+        obj = pop(stack)
         out.append(ast.Delete(targets=[ast.Subscript(value=obj, slice=index_expr(index), ctx=ast.Del())]))
 
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         up = UnpackTarget(ins.arg)
         up.source = value
         for _ in range(ins.arg):
             stack.append(UnpackSlot(up, value))
 
     def op_UNPACK_EX(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         before, after = ins.arg & 0xFF, ins.arg >> 8
         up = UnpackTarget(before + 1 + after, star_index=before)
         up.source = value
@@ -266,7 +267,7 @@ class LoadsStores:
 
     # -- stack shuffles ---------------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         if isinstance(value, UnpackSlot):
             # 3.13 turns `STORE_FAST x; STORE_FAST x` (`_, _ = ...`) into
             # `POP_TOP; STORE_FAST x`: the slot stores into the name stored next
@@ -293,7 +294,7 @@ class LoadsStores:
         out.append(ast.Expr(value=value))
 
     def op_COPY(self, ins, stack, out):
-        value = stack[-ins.arg]
+        value = peek(stack, ins.arg)
         self._dups[id(value)] = value
         stack.append(value)
 
@@ -303,22 +304,27 @@ class LoadsStores:
                 self._order[id(stack[i])] = (stack[i], i)
 
     def op_SWAP(self, ins, stack, out):
+        need(stack, ins.arg)
         self._remember_order(stack, ins.arg)
         stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
 
     def op_ROT_THREE(self, ins, stack, out):
+        need(stack, 3)
         self._remember_order(stack, 3)
         stack[-3:] = [stack[-1], stack[-3], stack[-2]]
 
     def op_ROT_FOUR(self, ins, stack, out):
+        need(stack, 4)
         self._remember_order(stack, 4)
         stack[-4:] = [stack[-1], stack[-4], stack[-3], stack[-2]]
 
     def op_ROT_N(self, ins, stack, out):
         n = ins.arg
+        need(stack, n)
         self._remember_order(stack, n)
         stack[-n:] = [stack[-1]] + stack[-n:-1]
 
     def op_DUP_TOP_TWO(self, ins, stack, out):
+        need(stack, 2)
         self._dups.update((id(v), v) for v in stack[-2:])
         stack.extend(stack[-2:])

@@ -8,6 +8,7 @@ from ..facts import Fact
 from .markers import (AppendStmt, Converted, ExcMatch, ExcValue, InplaceResult, Marker)
 from .exprs import (BINOPS, CMPOPS, NEGATABLE, UNARY, code_compare, const, formatted, index_expr,
                     name, negate, none_to_absent)
+from .stackops import peek, pop
 
 
 class Operators:
@@ -15,8 +16,8 @@ class Operators:
 
     # -- operators --------------------------------------------------------------------------
     def op_BINARY_OP(self, ins, stack, out):
-        right = stack.pop()
-        left = stack.pop()
+        right = pop(stack)
+        left = pop(stack)
         sym = ins.argval
         if sym.endswith("=") and sym[:-1] in BINOPS:
             stack.append(InplaceResult(left, BINOPS[sym[:-1]](), right))
@@ -27,26 +28,26 @@ class Operators:
         stack.append(ast.BinOp(left=left, op=BINOPS[sym](), right=right))
 
     def op_BINARY_SUBSCR(self, ins, stack, out):
-        index = stack.pop()
-        obj = stack.pop()
+        index = pop(stack)
+        obj = pop(stack)
         stack.append(ast.Subscript(value=obj, slice=index_expr(index), ctx=ast.Load()))
 
     def op_BINARY_SLICE(self, ins, stack, out):
-        stop = stack.pop()
-        start = stack.pop()
-        obj = stack.pop()
+        stop = pop(stack)
+        start = pop(stack)
+        obj = pop(stack)
         sl = ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop), step=None)
         stack.append(ast.Subscript(value=obj, slice=sl, ctx=ast.Load()))
 
     def op_BUILD_SLICE(self, ins, stack, out):
-        step = stack.pop() if ins.arg == 3 else None
-        stop = stack.pop()
-        start = stack.pop()
+        step = pop(stack) if ins.arg == 3 else None
+        stop = pop(stack)
+        start = pop(stack)
         stack.append(ast.Slice(lower=none_to_absent(start), upper=none_to_absent(stop),
                                step=none_to_absent(step) if step is not None else None))
 
     def _unary(self, sym, stack):
-        operand = stack.pop()
+        operand = pop(stack)
         stack.append(ast.UnaryOp(op=UNARY[sym](), operand=operand))
 
     def op_UNARY_NEGATIVE(self, ins, stack, out):
@@ -60,12 +61,12 @@ class Operators:
 
     def op_TO_BOOL(self, ins, stack, out):
         """3.13 `not not x` (a bool made from x)."""
-        stack.append(ast.UnaryOp(op=ast.Not(), operand=ast.UnaryOp(op=ast.Not(), operand=stack.pop())))
+        stack.append(ast.UnaryOp(op=ast.Not(), operand=ast.UnaryOp(op=ast.Not(), operand=pop(stack))))
 
     def op_UNARY_NOT(self, ins, stack, out):
         # a value, not a test: `not` makes a bool, so only a comparison that is a bool
         # itself may be flipped (`not (a in b)` is `a not in b`); `not not x` stays
-        operand = stack.pop()
+        operand = pop(stack)
         if isinstance(operand, ast.Compare) and len(operand.ops) == 1 and \
                 type(operand.ops[0]) in NEGATABLE:
             stack.append(negate(operand))
@@ -73,32 +74,32 @@ class Operators:
             stack.append(ast.UnaryOp(op=ast.Not(), operand=operand))
 
     def op_COMPARE_OP(self, ins, stack, out):
-        right = stack.pop()
-        left = stack.pop()
+        right = pop(stack)
+        left = pop(stack)
         stack.append(code_compare(left, CMPOPS[ins.argval](), right))
 
     def op_IS_OP(self, ins, stack, out):
-        right = stack.pop()
-        left = stack.pop()
+        right = pop(stack)
+        left = pop(stack)
         stack.append(code_compare(left, ast.IsNot() if ins.arg else ast.Is(), right))
 
     def op_CONTAINS_OP(self, ins, stack, out):
-        right = stack.pop()
-        left = stack.pop()
+        right = pop(stack)
+        left = pop(stack)
         stack.append(code_compare(left, ast.NotIn() if ins.arg else ast.In(), right))
 
     def op_EXC_MATCH_POP2(self, ins, stack, out):
-        type_expr = stack.pop()
-        stack.pop()
+        type_expr = pop(stack)
+        pop(stack)
         stack.append(ExcMatch(type_expr))
 
     def op_CHECK_EXC_MATCH(self, ins, stack, out):
-        type_expr = stack.pop()
+        type_expr = pop(stack)
         stack.append(ExcMatch(type_expr))
 
     def op_CHECK_EG_MATCH(self, ins, stack, out):
-        type_expr = stack.pop()
-        stack.pop()
+        type_expr = pop(stack)
+        pop(stack)
         stack.append(ExcValue("group_rest"))
         stack.append(ExcMatch(type_expr))
 
@@ -124,7 +125,7 @@ class Operators:
         stack.append(ast.Dict(keys=items[0::2], values=items[1::2]))
 
     def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
-        keys = stack.pop()
+        keys = pop(stack)
         values = self._pop_n(stack, ins.arg)
         key_nodes = keys.elts if isinstance(keys, ast.Tuple) else [const(k) for k in keys.value]
         stack.append(ast.Dict(keys=list(key_nodes), values=values))
@@ -140,7 +141,7 @@ class Operators:
         stack.append(ast.JoinedStr(values=values))
 
     def _append(self, ins, stack, out, value, key=None):
-        target = stack[-ins.arg]
+        target = peek(stack, ins.arg)
         if ins.arg == 1 and key is None and isinstance(target, (ast.List, ast.Set)):
             target.elts.append(value)  # display element after a starred part: [a, *b, c]
         elif ins.arg == 1 and key is not None and isinstance(target, ast.Dict):
@@ -156,16 +157,16 @@ class Operators:
             out.append(AppendStmt(acc=target, value=value, key=key))
 
     def op_LIST_APPEND(self, ins, stack, out):
-        value = stack.pop()
-        if isinstance(stack[-ins.arg], ExcValue):
+        value = pop(stack)
+        if isinstance(peek(stack, ins.arg), ExcValue):
             return  # except*: collecting what a clause left unhandled (no statement)
         self._append(ins, stack, out, value)
 
     op_SET_ADD = op_LIST_APPEND
 
     def op_MAP_ADD(self, ins, stack, out):
-        value = stack.pop()
-        key = stack.pop()
+        value = pop(stack)
+        key = pop(stack)
         self._append(ins, stack, out, value, key)
 
     def _define(self, fm):
@@ -192,8 +193,8 @@ class Operators:
                                            args=args, keywords=[])))
 
     def op_LIST_EXTEND(self, ins, stack, out):
-        value = stack.pop()
-        target = stack[-ins.arg]
+        value = pop(stack)
+        target = peek(stack, ins.arg)
         if not isinstance(target, ast.List):
             self._mutate(target, "extend", [value], out)
             return
@@ -203,8 +204,8 @@ class Operators:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
 
     def op_SET_UPDATE(self, ins, stack, out):
-        value = stack.pop()
-        target = stack[-ins.arg]
+        value = pop(stack)
+        target = peek(stack, ins.arg)
         if not isinstance(target, ast.Set):
             self._mutate(target, "update", [value], out)
             return
@@ -224,8 +225,8 @@ class Operators:
         self._dict_update(ins, stack, out, flatten=False)
 
     def _dict_update(self, ins, stack, out, flatten):
-        value = stack.pop()
-        target = stack[-ins.arg]
+        value = pop(stack)
+        target = peek(stack, ins.arg)
         if not isinstance(target, ast.Dict):
             self._mutate(target, "update", [value], out)
             return
@@ -238,7 +239,7 @@ class Operators:
         target.values.append(value)
 
     def op_LIST_TO_TUPLE(self, ins, stack, out):
-        lst = stack.pop()
+        lst = pop(stack)
         stack.append(ast.Tuple(elts=lst.elts, ctx=ast.Load()))
 
     def _build_unpack(self, stack, n, kind):
@@ -283,24 +284,24 @@ class Operators:
     # -- f-strings --------------------------------------------------------------------------
     def op_FORMAT_VALUE(self, ins, stack, out):
         conv, has_spec = ins.argval
-        spec = stack.pop() if has_spec else None
-        value = stack.pop()
+        spec = pop(stack) if has_spec else None
+        value = pop(stack)
         stack.append(formatted(value, conv, spec))
 
     def op_CONVERT_VALUE(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         stack.append(Converted(value, {1: ord("s"), 2: ord("r"), 3: ord("a")}[ins.arg]))
 
     def op_FORMAT_SIMPLE(self, ins, stack, out):
-        value = stack.pop()
+        value = pop(stack)
         if isinstance(value, Converted):
             stack.append(formatted(value.value, value.conversion, None))
         else:
             stack.append(formatted(value, -1, None))
 
     def op_FORMAT_WITH_SPEC(self, ins, stack, out):
-        spec = stack.pop()
-        value = stack.pop()
+        spec = pop(stack)
+        value = pop(stack)
         if isinstance(value, Converted):
             stack.append(formatted(value.value, value.conversion, spec))
         else:

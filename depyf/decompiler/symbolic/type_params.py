@@ -6,6 +6,7 @@ import ast
 from ..mismatch import Mismatch
 from .executor import Executor
 from .generics import GenericBase, TypeParam
+from .stackops import pop
 
 
 class TypeParamsExecutor(Executor):
@@ -30,7 +31,7 @@ class TypeParamsExecutor(Executor):
 
     def _store_name(self, ins, stack, out):
         n = ins.argval
-        value = stack.pop()
+        value = pop(stack)
         if isinstance(value, TypeParam) and value.node.name == n and n not in self.params:
             self.params[n] = value
         elif n == ".type_params" and isinstance(value, ast.Tuple) or \
