@@ -5,6 +5,10 @@ have no source form of their own (NULL, a ``with`` exit, a caught exception, ...
 are plain classes, not ast nodes, so one leaking into the output fails loudly.
 Control flow (jumps, loops, handlers) belongs to ``structure``; this module only turns
 one block's non-jump instructions into statements and a resulting stack.
+
+A handler that does not fit raises ``Mismatch``; taking a value the stack does not hold
+is one (``stackops``). ``run`` adds where it happened and converts no other exception:
+a KeyError or IndexError out of a handler is a bug in it, not a reading that failed.
 """
 import ast
 

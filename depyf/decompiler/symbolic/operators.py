@@ -8,7 +8,7 @@ from ..facts import Fact
 from .markers import (AppendStmt, Converted, ExcMatch, ExcValue, InplaceResult, Marker)
 from .exprs import (BINOPS, CMPOPS, NEGATABLE, UNARY, code_compare, const, formatted, index_expr,
                     name, negate, none_to_absent)
-from .stackops import peek, pop
+from .stackops import need, peek, pop
 
 
 class Operators:
@@ -107,6 +107,7 @@ class Operators:
     def _pop_n(self, stack, n):
         if n == 0:
             return []
+        need(stack, n)  # a slice would silently take fewer
         items = stack[-n:]
         del stack[-n:]
         return items
