@@ -31,7 +31,8 @@ The folders are the stages, in the order data flows through them::
                       exprs      the ast builders every stage shares: leaf module
                       executor   the stack machine: run loop, constants, temporaries;
                                  ``op_<OPNAME>`` handlers in mixins by family:
-                                 loads_stores, operators, calls, flow_ops
+                                 loads_stores, operators, calls, flow_ops; stackops: every
+                                 take from the stack (too few values: a Mismatch)
                       generics   PEP 695 type parameters (3.12+); type_params: the executor
                                  of the hidden type-params function (run by the session)
     rewrite/          rules      ``fix``: the ordered local clean-ups of every statement list
