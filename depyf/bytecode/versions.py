@@ -247,12 +247,37 @@ EXC_NAME_CLEANUPS = frozenset([("LOAD_CONST", "STORE_FAST", "DELETE_FAST"),
 JUMP_ARG_UNIT = 2 if PY >= (3, 10) else 1
 # Up to 3.9 an EXTENDED_ARG prefix survives an argument-less instruction (never emitted).
 EXTENDED_ARG_SURVIVES_NO_ARG = PY < (3, 10)
-# Up to 3.10 ``dis.get_instructions`` looks every instruction up in a list of jump
-# targets (and builds that list with a list search): quadratic in the function's size.
-# ``raw.instructions`` reads those versions itself; later ones keep ``dis``.
-DIS_IS_QUADRATIC = PY < (3, 11)
-# 3.10's dis writes "to <offset>" for absolute jumps too, not only for relative ones.
+# 3.10's dis resolves absolute jumps too (argval: the target, argrepr "to <offset>");
+# 3.8/3.9's leave them the raw argument (already in bytes there) and no text.
 ABSOLUTE_JUMP_ARGREPR = PY >= (3, 10)
+# -- how ``dis`` resolves an argument (``bytecode/reader.py`` gives the same records) --
+# 3.11+ has backward jumps (``JUMP_BACKWARD*``: the argument counts back).
+HAS_BACKWARD_JUMPS = PY >= (3, 11)
+# 3.12+ relative jumps count from after the instruction's inline caches.
+JUMP_AFTER_CACHES = PY >= (3, 12)
+# 3.13 writes a jump's argrepr as ``to L<n>`` (n: 1 + rank of the target among all
+# jump targets), earlier ones as ``to <offset>``.
+JUMP_REPR_LABELS = PY >= (3, 13)
+# 3.11's ``dis`` resolves only LOAD_CONST's constant (KW_NAMES gets ``dis.UNKNOWN``).
+DIS_RESOLVES_ONLY_LOAD_CONST = PY == (3, 11)
+# 3.11+ names locals, cells and free variables through the code's own table
+# (``_varname_from_oparg``); up to 3.10 by ``co_varnames`` and ``co_cellvars + co_freevars``.
+VARNAME_FROM_OPARG = PY >= (3, 11)
+# 3.11+ ``dis`` reads the argument as a signed 32-bit number.
+SIGNED_ARG = PY >= (3, 11)
+# How COMPARE_OP's argument holds the operator (3.12: arg >> 4; 3.13: arg >> 5, and the
+# bit 16 asks for a bool result, shown as ``bool(<op>)``).
+COMPARE_ARG_SHIFT = 5 if PY >= (3, 13) else 4 if PY >= (3, 12) else 0
+COMPARE_BOOL_BIT = 16 if PY >= (3, 13) else 0
+# LOAD_SUPER_ATTR (3.12+) keeps the name in arg >> 2.
+LOAD_SUPER_ATTR_SHIFT = 2
+# 3.13 writes the NULL of LOAD_GLOBAL / LOAD_ATTR after the name (``x + NULL``), earlier
+# versions before it (``NULL + x``).
+NULL_REPR_AFTER = PY >= (3, 13)
+# 3.13: ``dis``'s ``starts_line`` is a flag and ``line_number`` the line (None where the
+# instruction has no line); earlier ``starts_line`` is the line of an instruction that
+# starts one, else None.
+STARTS_LINE_IS_FLAG = PY >= (3, 13)
 # Where a code object says it came from, besides its name, file and first line: 3.10 adds
 # the line table (co_lnotab becomes derived from it) and 3.11 the qualified name.
 CODE_LOCATION_FIELDS = (("co_qualname", "co_linetable") if PY >= (3, 11) else

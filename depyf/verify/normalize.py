@@ -107,7 +107,8 @@ def normalize(code):
         elif ins.opname in JUMP_OPS:
             arg = ("jump", index_of_offset(ins.argval))
         elif ins.opname in CONST_OPS:
-            arg = normalize_const(ins.argval)
+            # the constant itself, not ``argval``: 3.11's dis leaves KW_NAMES' unresolved
+            arg = normalize_const(code.co_consts[ins.arg])
         else:
             arg = (ins.argval, ins.argrepr)
         instructions.append(Instr(ins.opname, arg))

@@ -1,12 +1,11 @@
-"""depyf.bytecode.raw: the linear reader of 3.8-3.10 gives dis's records exactly, and
-``ops`` sees what dis sees (EXTENDED_ARG folded, caches skipped)."""
+"""depyf.bytecode.raw: ``instructions`` gives dis's records (``test_reader`` compares every
+field on the whole corpus) and remembers them, and ``ops`` sees what dis sees
+(EXTENDED_ARG folded, caches skipped)."""
 import dis
 
 import pytest
 
 from depyf.bytecode import raw
-from depyf.bytecode import versions as V
-from depyf.verify import stdlib_corpus
 
 
 def _big_function():
@@ -18,24 +17,14 @@ def _big_function():
     return namespace["f"].__code__
 
 
-def _codes():
-    codes = [_big_function()]
-    for name in ("argparse", "inspect", "tarfile"):
-        codes.extend(c for c, _, _ in stdlib_corpus.iter_code_objects(stdlib_corpus.compile_module(name)[2]))
-    return codes
-
-
-@pytest.mark.skipif(not V.DIS_IS_QUADRATIC, reason="3.11+ keeps dis.get_instructions")
-def test_old_reader_gives_dis_records():
-    for code in _codes():
-        assert list(raw._read_old(code)) == list(dis.get_instructions(code)), code.co_name
-
-
 def test_instructions_are_dis_records_and_remembered():
     code = _big_function()
     first = raw.instructions(code)
-    assert list(first) == list(dis.get_instructions(code))
+    fields = ("opname", "opcode", "arg", "argval", "argrepr", "offset", "starts_line")
+    assert [tuple(getattr(i, f) for f in fields) for i in first] == \
+        [tuple(getattr(i, f) for f in fields) for i in dis.get_instructions(code)]
     assert raw.instructions(code) is first
+    assert raw.instructions(code.replace(co_name="g")) is not first
 
 
 def test_ops_match_dis():

@@ -3,6 +3,7 @@ import sys
 
 import pytest
 
+from depyf.verify.equivalence import equivalent
 from depyf.verify.normalize import first_difference, normalize, normalize_const
 
 
@@ -144,3 +145,12 @@ def test_only_the_nested_flag_is_not_compared():
     assert top[0].co_flags != nested.co_flags
     assert same(top[0], nested)
     assert differ(func("def f():\n    yield\n"), func("async def f():\n    yield\n"))
+
+
+
+def test_keyword_names_of_a_call_are_compared():
+    # 3.11 passes them in KW_NAMES, whose constant its dis leaves unresolved
+    call_a = func("def f(x):\n    return g(a=x)\n")
+    assert differ(call_a, func("def f(x):\n    return g(b=x)\n"))
+    assert same(call_a, func("def f(x):\n    return g(a=x)\n", prefix="\n\n"))
+    assert not equivalent(call_a, func("def f(x):\n    return g(b=x)\n", prefix="\n"))

@@ -4,6 +4,8 @@ the exception being handled (``sys.exc_info()``), and a heap of the lists, dicts
 and functions the code created itself (so aliasing and in-place changes are exact)."""
 from .terms import UNBOUND
 
+_new = object.__new__
+
 
 class Obj:
     """A container or function created by the code. ``contents`` is a term: ``("t",
@@ -51,14 +53,15 @@ class Frame:
         self.result = None  # ("return", v) / ("raise", e) / ("diverge",) once finished
         self.ready = None  # the instruction at pc was run up to its event: skip the pure part
 
-    def copy(self):
-        f = Frame.__new__(Frame)
+    def copy(self, heap=True):
+        """An independent copy (``heap=False``: with an empty heap, for a join to fill)."""
+        f = _new(Frame)
         f.side, f.info, f.pc = self.side, self.info, self.pc
-        f.stack = list(self.stack)
-        f.locals = dict(self.locals)
-        f.blocks = list(self.blocks)
+        f.stack = self.stack[:]
+        f.locals = self.locals.copy()
+        f.blocks = self.blocks[:]
         f.exc = self.exc
-        f.heap = {k: o.copy() for k, o in self.heap.items()}
+        f.heap = {k: o.copy() for k, o in self.heap.items()} if heap and self.heap else {}
         f.next_oid = self.next_oid
         f.kwnames = self.kwnames
         f.result = self.result

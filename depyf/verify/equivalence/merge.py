@@ -23,6 +23,8 @@ from .machine import ModelLimit
 from .terms import UNBOUND, bool_atom, is_marker, refs_in
 
 _LEAVES = frozenset(["c", "k", "s", "b", "u", "null", "unbound", "lasti", "cell", "retaddr"])
+_SYMBOLS = frozenset(["s", "b", "u"])  # the leaves a phi can be
+_CONSTANT_LEAVES = _LEAVES - _SYMBOLS
 
 
 class ProductState:
@@ -81,8 +83,11 @@ class _Join:
     def term(self, side, g, s):
         if g is s or g == s:
             tag = g[0]
-            if tag in _LEAVES:
-                if tag in ("s", "b", "u") and self.own(g) and self.var.setdefault(g, g) != g:
+            if tag in _CONSTANT_LEAVES:
+                return g
+            if tag in _SYMBOLS:
+                key = g[1]
+                if key[0] == "phi" and key[1] == self.node and self.var.setdefault(g, g) != g:
                     return self.generalize(g, s, side)
                 return g
             if not refs_in(g, []):
@@ -230,18 +235,23 @@ def _join(node, generation, stored, arriving):
 
 
 def _join_frame(j, side, g, s):
-    heap, g.heap = g.heap, {}
-    try:
-        f = g.copy()
-    finally:
-        g.heap = heap
-    f.stack = [j.term(side, x, y) for x, y in zip(g.stack, s.stack)]
+    f = g.copy(heap=False)
     term = j.term
+    f.stack = [term(side, x, y) for x, y in zip(g.stack, s.stack)]
     gl, sl = g.locals, s.locals
-    f.locals = {n: term(side, v, sl.get(n, UNBOUND)) for n, v in gl.items()}
+    node = j.node
+    f.locals = out = {}
+    for n, v in gl.items():
+        w = sl.get(n, UNBOUND)
+        # the same term on both paths and no phi of this node: ``term`` keeps it as it is
+        if w is v and (v[0] in _CONSTANT_LEAVES or (v[0] in _SYMBOLS and (
+                v[1][0] != "phi" or v[1][1] != node))):
+            out[n] = v
+        else:
+            out[n] = term(side, v, w)
     for n, v in sl.items():
         if n not in gl:
-            f.locals[n] = term(side, UNBOUND, v)
+            out[n] = term(side, UNBOUND, v)
     f.exc = j.term(side, g.exc, s.exc)
     if g.ready is not None:
         f.ready = j.term(side, g.ready, s.ready)

@@ -54,8 +54,11 @@ class Explorer:
         """Run both sides to their next stops: the product states reached."""
         out = []
         self.mb.pairing = pairing
-        for ga, da, _ in self.ma.run(fa, decisions):
-            for gb, db, _ in self.mb.run(fb.copy(), da):
+        stops_a = self.ma.run(fa, decisions)
+        last = len(stops_a) - 1
+        for i, (ga, da, _) in enumerate(stops_a):
+            # the callers give ``fb`` away: the last run of B may take it
+            for gb, db, _ in self.mb.run(fb.copy() if i < last else fb, da):
                 out.append(ProductState(ga, gb, pairing.copy(), db))
         return out
 
@@ -98,10 +101,11 @@ class Explorer:
             decisions[("truth of", ev_a.operands[0])] = ("b", ("r", node, "ok", 0))
         elif ev_a.kind != ("truth",):
             decisions = forget_truths(decisions, ev_a.operands)
-        for label, kinds in ev_a.outcomes:
+        last = len(ev_a.outcomes) - 1
+        for i, (label, kinds) in enumerate(ev_a.outcomes):
             results = tuple((k, ("r", node, label, n)) for n, k in enumerate(kinds))
             exc = ("s", ("exc", node))
-            ga, gb = fa.copy(), fb.copy()
+            ga, gb = (fa.copy(), fb.copy()) if i < last else (fa, fb)  # the last takes them
             self.ma.resume(ga, ev_a, label, results, exc)
             self.mb.resume(gb, ev_b, label, results, exc)
             forget_escaped(ga, gb, pairing, (node, label))
