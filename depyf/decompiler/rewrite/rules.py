@@ -84,7 +84,7 @@ def loop_body_end(s, todo):
 def with_exits(s, todo):
     """A with body loses the copies of its own exit call."""
     if isinstance(s, WITHS):
-        strip_with_exits(s.body, facts.get(s, Fact.WITH_EXIT))
+        s.body = strip_with_exits(s.body, facts.get(s, Fact.WITH_EXIT))
     return s
 
 
