@@ -10,7 +10,7 @@ from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .rules import fix
-from .tree import TRY_KINDS, drop_tail, is_return_none, leaves, recurse
+from .tree import TRY_KINDS, child_lists, drop_tail, is_return_none, leaves
 
 
 # ---- whole-body passes ------------------------------------------------------------------------
@@ -64,7 +64,8 @@ def _refuse_pending_branches(stmts):
     for s in stmts:
         if facts.get(s, Fact.UNDER_PENDING_VALUE, False):
             raise Mismatch("a branch while a value waits on the stack")
-        recurse(s, lambda body: (_refuse_pending_branches(body), body)[1])
+        for body in child_lists(s):
+            _refuse_pending_branches(body)
 
 
 def _tail_into_else(stmts):

@@ -2,17 +2,17 @@
 out of the try, a with's exit call on each exit path.
 """
 import ast
-import copy as _copy
 
 from ..symbolic import markers as M
 from .. import facts
 from ..facts import Fact
-from .tree import (ESCAPES, TRY_KINDS, all_paths_end, drop_tail, dump, is_return_none, recurse,
-                   same_stmts)
+from .tree import (ESCAPES, TRY_KINDS, all_paths_end, child_lists, drop_tail, dump,
+                   is_return_none, recurse, same_stmts)
 
 
 def strip_copies(stmts, copy):
-    """Remove ``copy`` (a finally body) where it precedes an escape inside ``stmts``."""
+    """Remove ``copy`` (a finally body) where it precedes an escape inside ``stmts`` (in
+    place: ``stmts`` is the try's body, compared with the copies as it is changed)."""
     n = len(copy)
     i = 0
     while i < len(stmts):
@@ -31,7 +31,8 @@ def strip_copies(stmts, copy):
         elif i + n == len(stmts) and _strip_copy_ending_in_escape(stmts, i, copy):
             pass
         else:
-            recurse(s, lambda body: (strip_copies(body, copy), body)[1])
+            for body in child_lists(s):
+                strip_copies(body, copy)
         i += 1
 
 
@@ -44,7 +45,7 @@ def _strip_copy_ending_in_escape(stmts, start, copy):
         return False
     esc = rets[0]
     if not all_paths_end(stmts[start:], lambda x: dump(x) == dump(esc)) or \
-            not same_stmts(drop_tail(_copy.deepcopy(stmts[start:]), lambda x: dump(x) == dump(esc)), copy):
+            not same_stmts(drop_tail(stmts[start:], lambda x: dump(x) == dump(esc)), copy):
         return False
     stmts[start:] = [esc]
     return True
@@ -67,7 +68,7 @@ def _strip_branching_copy(stmts, start, copy):
         ret, keep = rets[0], True
         if not all_paths_end(window, lambda x: dump(x) == dump(ret)):
             return False
-    if not same_stmts(drop_tail(_copy.deepcopy(window), lambda x: dump(x) == dump(ret)), copy):
+    if not same_stmts(drop_tail(window, lambda x: dump(x) == dump(ret)), copy):
         return False
     stmts[start:end] = [ret] if keep else []
     return True
@@ -85,7 +86,7 @@ def drop_finally_copies(out):
             after = out[k + 1 + n] if k + 1 + n < len(out) else None
             if not _same_modulo_exit(copy, s.finalbody) and isinstance(after, ast.Return):
                 # 3.10 copies the return that follows into the copy's paths that reach it
-                copy = drop_tail(_copy.deepcopy(copy), lambda x: dump(x) == dump(after))
+                copy = drop_tail(copy, lambda x: dump(x) == dump(after))
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
@@ -95,8 +96,8 @@ def drop_finally_copies(out):
 def _same_modulo_exit(a, b):
     """Equal statements, ignoring the implicit `return None` the compiler pasted at the
     end of the copy that runs on the way out of the function."""
-    return same_stmts(drop_tail(_copy.deepcopy(a), is_return_none),
-                      drop_tail(_copy.deepcopy(b), is_return_none))
+    return same_stmts(drop_tail(a, is_return_none),
+                      drop_tail(b, is_return_none))
 
 
 def drop_loop_end_finally_copy(body):
@@ -110,17 +111,18 @@ def drop_loop_end_finally_copy(body):
     copy = body[k + 1:]
     implicit = lambda x: isinstance(x, ast.Continue) and not facts.get(x, Fact.EXPLICIT, False)
     if copy and all_paths_end(copy, implicit) and \
-            same_stmts(drop_tail(_copy.deepcopy(copy), implicit), final):
+            same_stmts(drop_tail(copy, implicit), final):
         del body[k + 1:]
         facts.note(body[k], Fact.FINALLY_COPY, False)  # (dropped: nothing after it is a copy any more)
 
 
 def strip_with_exits(stmts, exit_marker):
-    i = 0
-    while i < len(stmts):
-        s = stmts[i]
+    """``stmts`` without the with-exit markers of ``exit_marker`` (None: of any with);
+    those in statements inside are removed too (their lists replaced)."""
+    out = []
+    for s in stmts:
         if isinstance(s, M.WithExitStmt) and (exit_marker is None or s.exit is exit_marker):
-            del stmts[i]
             continue
-        recurse(s, lambda body: (strip_with_exits(body, exit_marker), body)[1])
-        i += 1
+        recurse(s, lambda body: strip_with_exits(body, exit_marker))
+        out.append(s)
+    return out

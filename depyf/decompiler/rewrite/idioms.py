@@ -213,7 +213,7 @@ def drop_trailing_continue(body):
             last.body = [ast.Pass()]
     if body and isinstance(body[-1], (ast.With, ast.AsyncWith)):
         last = body[-1]
-        strip_with_exits(last.body, facts.get(last, Fact.WITH_EXIT, None))
+        last.body = strip_with_exits(last.body, facts.get(last, Fact.WITH_EXIT, None))
         drop_trailing_continue(last.body)
         if not last.body:
             last.body = [ast.Pass()]

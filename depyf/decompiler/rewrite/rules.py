@@ -4,10 +4,12 @@ The structuring stage emits what the bytecode does; ``fix`` turns what is left o
 compiler's idioms into source constructs, one statement at a time: pseudo statements
 (with exits, restores) dropped, finally-body and with-exit copies stripped
 (``copies``), asserts and while forms rebuilt (``idioms``), two returns joined into one
-of a conditional expression. The order of the steps is behaviour: each assumes the ones
-before it ran. ``finish_body`` (``bodies``) and ``build_try`` (``clauses``) call it.
+of a conditional expression. Each clean-up is a named rule below; ``STATEMENT_RULES``
+and ``LIST_RULES`` list them, and their order is behaviour: each assumes the ones before
+it ran. ``finish_body`` (``bodies``) and ``build_try`` (``clauses``) call ``fix``.
 """
 import ast
+from collections import deque
 
 from ..symbolic import markers as M
 from .. import facts
@@ -18,63 +20,151 @@ from .idioms import (drop_trailing_continue, falls_off_end, fix_if, is_assert_fa
 from .tree import ESCAPES, TRY_KINDS, recurse
 
 
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+WITHS = (ast.With, ast.AsyncWith)
+
+
 def fix(stmts):
-    """Local clean-ups, applied bottom-up to every statement list."""
+    """Local clean-ups, applied bottom-up to every statement list: each statement goes
+    through ``STATEMENT_RULES`` in order, then the new list through ``LIST_RULES``.
+
+    A rule takes the statement and ``todo`` (a deque of the statements after it, still
+    to go through the rules; a rule may take the next one or put statements first) and
+    returns the statement, its replacement, None (dropped) or a list of statements
+    (final: they go through no more rules)."""
     out = []
-    i = 0
-    while i < len(stmts):
-        s = stmts[i]
-        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-            drop_loop_end_finally_copy(s.body)
-        recurse(s, fix)
-        if isinstance(s, M.WithExitStmt) or isinstance(s, M.RestoreStmt):
-            i += 1
-            continue
-        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-            drop_trailing_continue(s.body)
-            # (a finally copy that ends the body jumps back to the head: no longer
-            # hidden by its `continue`)
-            drop_finally_copies(s.body)
-            if not s.body:
-                s.body = [ast.Pass()]
-        if isinstance(s, (ast.With, ast.AsyncWith)):
-            strip_with_exits(s.body, facts.get(s, Fact.WITH_EXIT))
-            after = stmts[i + 1] if i + 1 < len(stmts) else None
-            if isinstance(after, ast.Return) and after.value is not None and \
-                    after.value is facts.get(s, Fact.WITH_RETURNS, None):
-                # `with cm: return f()` returned by an enclosing try: the value was
-                # computed inside the with, so the return goes there
-                s.body = [b for b in s.body if not isinstance(b, ast.Pass)] + [after]
-                stmts = stmts[:i + 1] + stmts[i + 2:]
-            if len(s.body) == 1 and isinstance(s.body[0], type(s)):
-                s.items = s.items + s.body[0].items
-                s.body = s.body[0].body
-        kept = facts.get(s, Fact.ELSE_KEPT, None)
-        if isinstance(s, ast.If) and s.orelse and s.body and not kept and (
-                kept is False or isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or
-                is_assert_false(s.body[-1])) and not falls_off_end(s):
-            # `if c: return x` `else: rest` compiles exactly like `if c: return x` `rest`
-            rest = s.orelse
-            s.orelse = []
-            stmts = stmts[:i + 1] + rest + stmts[i + 1:]
-        if isinstance(s, ast.Raise):
-            s = raise_as_assert(s) or s
-        if isinstance(s, ast.If):
-            s = fix_if(s)
-            if isinstance(s, list):
-                out.extend(s)
-                i += 1
-                continue
-        if isinstance(s, ast.Try) and len(s.body) == 1 and isinstance(s.body[0], TRY_KINDS) and \
-                s.finalbody and not s.handlers and not s.orelse and s.body[0].handlers and \
-                not s.body[0].finalbody:
-            inner = s.body[0]
-            merged = type(inner)(body=inner.body, handlers=inner.handlers, orelse=inner.orelse,
-                             finalbody=s.finalbody)
-            facts.note(merged, Fact.FINALLY_COPY, facts.get(s, Fact.FINALLY_COPY, False))
-            s = merged
-        out.append(s)
-        i += 1
-    drop_finally_copies(out)
-    join_ifexp_returns(out)
+    todo = deque(stmts)
+    while todo:
+        s = todo.popleft()
+        for rule in STATEMENT_RULES:
+            s = rule(s, todo)
+            if s is None or isinstance(s, list):
+                break
+        if isinstance(s, list):
+            out.extend(s)
+        elif s is not None:
+            out.append(s)
+    for rule in LIST_RULES:
+        rule(out)
     return out
+
+
+def loop_end_finally_copy(s, todo):
+    """A loop body ending in a try/finally loses the finally copy before its jump back
+    (before the body's own clean-ups, which would read the copy's `continue`s as ends)."""
+    if isinstance(s, LOOPS):
+        drop_loop_end_finally_copy(s.body)
+    return s
+
+
+def inner_lists(s, todo):
+    """The statement lists inside ``s`` are fixed first (bottom-up)."""
+    recurse(s, fix)
+    return s
+
+
+def markers(s, todo):
+    """With-exit and restore markers left at this level are no statements: dropped."""
+    if isinstance(s, M.WithExitStmt) or isinstance(s, M.RestoreStmt):
+        return None
+    return s
+
+
+def loop_body_end(s, todo):
+    """A loop body loses its trailing `continue` and then a finally copy that ends it
+    (it jumps back to the head, no longer hidden by the `continue`); empty: `pass`."""
+    if isinstance(s, LOOPS):
+        drop_trailing_continue(s.body)
+        drop_finally_copies(s.body)
+        if not s.body:
+            s.body = [ast.Pass()]
+    return s
+
+
+def with_exits(s, todo):
+    """A with body loses the copies of its own exit call."""
+    if isinstance(s, WITHS):
+        s.body = strip_with_exits(s.body, facts.get(s, Fact.WITH_EXIT))
+    return s
+
+
+def return_into_with(s, todo):
+    """`with cm: return f()` returned by an enclosing try: the value was computed inside
+    the with, so the `return` after it goes there."""
+    if isinstance(s, WITHS) and todo:
+        after = todo[0]
+        if isinstance(after, ast.Return) and after.value is not None and \
+                after.value is facts.get(s, Fact.WITH_RETURNS, None):
+            s.body = [b for b in s.body if not isinstance(b, ast.Pass)] + [todo.popleft()]
+    return s
+
+
+def nested_withs(s, todo):
+    """A with whose body is only another with of its kind is one `with a, b:`."""
+    if isinstance(s, WITHS) and len(s.body) == 1 and isinstance(s.body[0], type(s)):
+        s.items = s.items + s.body[0].items
+        s.body = s.body[0].body
+    return s
+
+
+def else_after_escape(s, todo):
+    """`if c: return x` `else: rest` compiles exactly like `if c: return x` `rest`: the
+    else arm goes after the if (and through the rules at this level)."""
+    if not isinstance(s, ast.If):
+        return s
+    kept = facts.get(s, Fact.ELSE_KEPT, None)
+    if s.orelse and s.body and not kept and (
+            kept is False or isinstance(s.body[-1], ESCAPES + (ast.Raise,)) or
+            is_assert_false(s.body[-1])) and not falls_off_end(s):
+        todo.extendleft(reversed(s.orelse))
+        s.orelse = []
+    return s
+
+
+def raise_to_assert(s, todo):
+    """`raise AssertionError(msg)` as only `assert` loads it is `assert False, msg`."""
+    if isinstance(s, ast.Raise):
+        return raise_as_assert(s) or s
+    return s
+
+
+def if_forms(s, todo):
+    """An if statement as `assert`, `while`, or with its empty arm gone (``fix_if``)."""
+    if isinstance(s, ast.If):
+        return fix_if(s)
+    return s
+
+
+def try_in_finally(s, todo):
+    """`try: <try/except> finally: F` (nothing else in the outer try) is one
+    try/except/finally statement."""
+    if isinstance(s, ast.Try) and len(s.body) == 1 and isinstance(s.body[0], TRY_KINDS) and \
+            s.finalbody and not s.handlers and not s.orelse and s.body[0].handlers and \
+            not s.body[0].finalbody:
+        inner = s.body[0]
+        merged = type(inner)(body=inner.body, handlers=inner.handlers, orelse=inner.orelse,
+                             finalbody=s.finalbody)
+        facts.note(merged, Fact.FINALLY_COPY, facts.get(s, Fact.FINALLY_COPY, False))
+        return merged
+    return s
+
+
+# The order is behaviour: each rule sees what the ones before it left.
+STATEMENT_RULES = (
+    loop_end_finally_copy,
+    inner_lists,
+    markers,
+    loop_body_end,
+    with_exits,
+    return_into_with,
+    nested_withs,
+    else_after_escape,
+    raise_to_assert,
+    if_forms,
+    try_in_finally,
+)
+# then over the list fixed at this level
+LIST_RULES = (
+    drop_finally_copies,    # the copy of a finally body on the try's normal path
+    join_ifexp_returns,     # `if c: return a` `return b` -> `return a if c else b`
+)

@@ -3,6 +3,7 @@ statement lists the same, do all paths end in an escape, drop a tail, visit nest
 bodies.
 """
 import ast
+import copy as _copy
 
 from ..symbolic import markers as M
 
@@ -24,31 +25,49 @@ TRY_KINDS = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 
 
 def drop_tail(stmts, drop):
-    """Remove the statements for which ``drop`` holds where they end a path through
-    ``stmts`` (the last statement, the ends of its arms, recursively)."""
+    """``stmts`` without the statements for which ``drop`` holds where they end a path
+    through it (the last statement, the ends of its arms, recursively).
+
+    ``stmts`` and its nodes are left as they were (callers compare the result with other
+    code and keep the original): the statement whose arms change is copied, shallowly
+    (what it shares with the original is not changed; its facts are the original's)."""
     real = [k for k, s in enumerate(stmts) if not M.is_pseudo(s)]
     if not real:
         return stmts
-    last = stmts[real[-1]]
+    k = real[-1]
+    last = stmts[k]
     if drop(last):
         # what came before now ends the path, its own arms included
-        rest = stmts[:real[-1]] + stmts[real[-1] + 1:]
+        rest = stmts[:k] + stmts[k + 1:]
         return drop_tail(rest, drop) if len(real) > 1 else [ast.Pass()] + rest
-    arms = []
+    new = _arms_dropped(last, drop)
+    return stmts if new is None else stmts[:k] + [new] + stmts[k + 1:]
+
+
+def _arms_dropped(last, drop):
+    """A copy of ``last`` with ``drop_tail`` applied to the arms a path through it ends
+    in (an `else` left with only `pass` is none); None if it has no such arms."""
     if isinstance(last, ast.If):
         arms = ["body", "orelse"]
     elif isinstance(last, (ast.With, ast.AsyncWith)):
         arms = ["body"]
     elif isinstance(last, TRY_KINDS) and not last.finalbody:
         arms = ["orelse"] if last.orelse else ["body"]
+    else:
+        return None
+    new = _copy.copy(last)
+    if isinstance(last, TRY_KINDS):
+        new.handlers = []
         for h in last.handlers:
+            h = _copy.copy(h)
             h.body = drop_tail(h.body, drop)
+            new.handlers.append(h)
     for field in arms:
         arm = drop_tail(getattr(last, field), drop)
         if field == "orelse" and all(isinstance(x, ast.Pass) for x in arm):
             arm = []
-        setattr(last, field, arm)
-    return stmts
+        setattr(new, field, arm)
+    return new
 
 
 def all_paths_end(stmts, pred):
@@ -71,8 +90,24 @@ def is_exc_expr(stmt):
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, M.ExcValue)
 
 
+def child_lists(stmt):
+    """The statement lists directly inside ``stmt`` (not inside nested defs or classes):
+    the lists ``recurse`` would replace, for walks that change them in place."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    out = []
+    for field in ("body", "orelse", "finalbody"):
+        val = getattr(stmt, field, None)
+        if isinstance(val, list) and val and isinstance(val[0], ast.stmt):
+            out.append(val)
+    out.extend(h.body for h in getattr(stmt, "handlers", []) or [])
+    out.extend(c.body for c in getattr(stmt, "cases", []) or [])
+    return out
+
+
 def recurse(stmt, fn):
-    """Apply ``fn`` to every statement list directly inside ``stmt`` (not nested defs)."""
+    """Replace every statement list directly inside ``stmt`` (not nested defs) by ``fn``
+    of it."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return
     for field in ("body", "orelse", "finalbody"):
