@@ -18,6 +18,7 @@ from .symbolic import markers as M
 from .symbolic import exprs as E
 from .symbolic import executor as S
 from .symbolic.type_params import TypeParamsExecutor
+from ..bytecode import raw
 from ..bytecode import versions as V
 from .flow.instructions import normalize
 from .rewrite.mangling import mangle
@@ -283,17 +284,7 @@ _CONST_LOADS = frozenset(dis.opmap[n] for n in ("LOAD_CONST", "RETURN_CONST") if
 def _loads_const0(code):
     """Whether the code loads ``co_consts[0]`` (then it is no docstring), read straight
     from ``co_code``: a full disassembly here cost a quarter of reading the function."""
-    raw = code.co_code
-    extended = 0
-    for i in range(0, len(raw), 2):
-        op, arg = raw[i], raw[i + 1] | extended
-        if op == dis.EXTENDED_ARG:
-            extended = arg << 8
-            continue
-        extended = 0
-        if op in _CONST_LOADS and arg == 0:
-            return True
-    return False
+    return any(op in _CONST_LOADS and arg == 0 for _, op, arg in raw.ops(code))
 
 
 def _copies_finally_per_exit(instrs, entries):

@@ -79,14 +79,8 @@ class PostDominators:
                 order.append(node)
         number = {b: k for k, b in enumerate(order)}
         ipdom = {EXIT: EXIT}
-
-        def meet(a, b):
-            while a != b:
-                while number[a] < number[b]:
-                    a = ipdom[a]
-                while number[b] < number[a]:
-                    b = ipdom[b]
-            return a
+        self._ipdom, self._number = ipdom, number
+        meet = self._meet
 
         changed = True
         reverse_post = order[-2::-1]  # without the exit itself
@@ -100,11 +94,20 @@ class PostDominators:
                 if new is not None and ipdom.get(b) != new:
                     ipdom[b] = new
                     changed = True
-        self._ipdom = ipdom
-        self._number = number
 
     def reaches_exit(self, b):
         return b in self._ipdom
+
+    def _meet(self, a, b):
+        """The nearest common postdominator of ``a`` and ``b`` in the tree built so far
+        (walk up from whichever is deeper in the reversed postorder)."""
+        number, ipdom = self._number, self._ipdom
+        while a != b:
+            while number[a] < number[b]:
+                a = ipdom[a]
+            while number[b] < number[a]:
+                b = ipdom[b]
+        return a
 
     def nearest_common(self, sources):
         """The nearest block postdominating every source that reaches the exit (not the
@@ -116,13 +119,7 @@ class PostDominators:
             if found is None:
                 found = s
                 continue
-            a, b = found, s
-            while a != b:
-                while self._number[a] < self._number[b]:
-                    a = self._ipdom[a]
-                while self._number[b] < self._number[a]:
-                    b = self._ipdom[b]
-            found = a
+            found = self._meet(found, s)
         if found is EXIT or found is None:
             return None
         if all(s == found for s in sources) and self._chain_holds_all(found):
