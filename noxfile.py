@@ -5,6 +5,9 @@ Sessions:
   roundtrip-3.8 .. -3.13       ``python -m depyf.verify``: the stdlib round trip (the
                                whole corpus, see ROUNDTRIP_SAMPLE), pass-rate table
   torch                        tests/torch_debug on 3.11 with torch==2.13.0 (CPU build)
+  tests-3.14, roundtrip-3.14   the same two on CPython 3.14 compiled to WebAssembly
+                               (pyodide under node: tools/pyodide/python3.14); no venv:
+                               pytest is installed (pure-Python wheels) into a cache folder
 
 Interpreters are the pyenv ones (``$(pyenv root)/versions/3.X.Y/bin``); their folders are
 put at the front of PATH here, so plain ``nox`` finds ``python3.8`` .. ``python3.13``
@@ -17,6 +20,7 @@ import contextlib
 import glob
 import os
 import subprocess
+import sys
 
 import nox
 
@@ -45,7 +49,13 @@ ROUNDTRIP_BUDGET = 150.0  # seconds per version; objects left over are counted a
 # 3.13); the floors sit just under them.
 ROUNDTRIP_REQUIRE = {"decompiled": 100.0, "compiles": 100.0, "equal": 97.0, "proven": 99.8}
 
-nox.options.sessions = ["tests", "roundtrip", "torch"]
+# Python 3.14 has no native interpreter on these machines: the launcher runs pyodide's
+# CPython 3.14 (WebAssembly) under node, installing it on first use into a cache folder.
+PYODIDE_PYTHON = os.path.join("tools", "pyodide", "python3.14")
+PYODIDE_SITE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                            "depyf", "site-3.14")
+
+nox.options.sessions = ["tests", "tests-3.14", "roundtrip", "roundtrip-3.14", "torch"]
 nox.options.reuse_venv = "yes"
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
@@ -129,3 +139,37 @@ def torch(session):
     _install_depyf(session, TORCH_REQUIREMENT, extras="[torch]")
     session.env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     session.run("python", "-m", "pytest", "tests/torch_debug", "-q", "-ra", *session.posargs)
+
+
+def _pyodide_site(session, *requirements):
+    """A folder of pure-Python wheels for the 3.14 launcher, installed by this pip."""
+    if requirements:
+        stamp = os.path.join(PYODIDE_SITE, ".requirements")
+        wanted = "\n".join(requirements)
+        if not (os.path.isfile(stamp) and open(stamp).read() == wanted):
+            session.run(sys.executable, "-m", "pip", "install", "--quiet", "--upgrade",
+                        "--target", PYODIDE_SITE, "--python-version", "3.14",
+                        "--implementation", "py", "--abi", "none", "--platform", "any",
+                        "--only-binary=:all:", *requirements, external=True)
+            with open(stamp, "w") as handle:
+                handle.write(wanted)
+    return {"PYTHONPATH": os.pathsep.join([os.getcwd(), PYODIDE_SITE])}
+
+
+@nox.session(name="tests-3.14", python=False)
+def tests_314(session):
+    """pytest on CPython 3.14 (pyodide); tests that need a subprocess skip themselves."""
+    env = _pyodide_site(session, "pytest")
+    session.run(PYODIDE_PYTHON, "-m", "pytest", "tests", "--ignore=tests/torch_debug", "-q",
+                "-ra", "-p", "no:cacheprovider", *session.posargs, env=env, external=True)
+
+
+@nox.session(name="roundtrip-3.14", python=False)
+def roundtrip_314(session):
+    """The stdlib round trip on CPython 3.14 (pyodide; no signals, so no per-call timeout)."""
+    env = _pyodide_site(session)
+    args = ["--time-budget", str(ROUNDTRIP_BUDGET * 3), "--quiet"]
+    for what, pct in sorted(ROUNDTRIP_REQUIRE.items()):
+        args += ["--require-" + what, str(pct)]
+    session.run(PYODIDE_PYTHON, "-m", "depyf.verify", *args, *session.posargs, env=env,
+                external=True)

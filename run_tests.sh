@@ -3,6 +3,8 @@
 #   tests-3.8 .. tests-3.13       pytest (decompiler, verify, semantic corpus)
 #   roundtrip-3.8 .. -3.13        stdlib round trip (python -m depyf.verify)
 #   torch                         torch.compile integration tests, Python 3.11, torch 2.13.0
+#   tests-3.14, roundtrip-3.14    the same on CPython 3.14 (WebAssembly, pyodide under node:
+#                                 tools/pyodide/python3.14 installs it on first use)
 # With no arguments it runs two nox processes side by side (one per core): the `tests`
 # sessions in the foreground, `torch` then `roundtrip` in the background, whose output
 # is printed when they finish. DEPYF_TEST_JOBS=1 runs everything in one stream.
@@ -26,9 +28,9 @@ trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 
 if [ $# -eq 0 ] && [ "${DEPYF_TEST_JOBS:-2}" -ge 2 ]; then
-    "$DRIVER" -m nox --report "$work/report-b.json" -s torch roundtrip >"$work/stream-b.log" 2>&1 &
+    "$DRIVER" -m nox --report "$work/report-b.json" -s torch roundtrip roundtrip-3.14 >"$work/stream-b.log" 2>&1 &
     pid_b=$!
-    "$DRIVER" -m nox --report "$work/report-a.json" -s tests
+    "$DRIVER" -m nox --report "$work/report-a.json" -s tests tests-3.14
     status_a=$?
     wait "$pid_b"
     status_b=$?

@@ -206,6 +206,11 @@ GENERATOR_STARTS_WITH_VALUE = PY == (3, 10)
 # ``ast.unparse`` exists from 3.9 (3.8 prints through the ``astunparse`` backport); the
 # torch layer's readable rewrites need it and are skipped without it.
 HAS_AST_UNPARSE = PY >= (3, 9)
+# ``ast.unparse``'s printer class and its precedence table: ``ast._Unparser`` and
+# ``ast._Precedence`` on 3.9-3.13; 3.14 moved both into the private module
+# ``_ast_unparse`` (as ``Unparser`` and ``_Precedence``). The printer subclasses it.
+AST_UNPARSER = (None if PY < (3, 9) else ("ast", "_Unparser", "_Precedence") if PY < (3, 14)
+                else ("_ast_unparse", "Unparser", "_Precedence"))
 # 3.8's ast wraps a subscript's index in ``ast.Index`` (and slices in ``ast.ExtSlice``).
 SUBSCRIPT_INDEX_WRAPPED = PY < (3, 9)
 

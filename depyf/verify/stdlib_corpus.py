@@ -8,12 +8,16 @@ from different runs and versions are comparable; only the source text differs pe
 because each interpreter's own stdlib is read.
 
 Sources are read from the running interpreter's stdlib directory and compiled; the modules
-are never imported.
+are never imported. An interpreter whose stdlib is a zip archive on ``sys.path`` (embedded
+and WebAssembly builds: the 3.14 of the test matrix is one) is read from the archive; its
+paths look like ``.../python314.zip/abc.py``.
 """
 import ast
 import os
 import symtable
+import sys
 import sysconfig
+import zipfile
 from collections import namedtuple
 
 MODULES = (
@@ -38,21 +42,52 @@ Target = namedtuple("Target", "module qualname code scopes imports")
 
 
 def stdlib_dir():
-    return sysconfig.get_paths()["stdlib"]
+    """The stdlib folder, or the zip archive on ``sys.path`` that holds it."""
+    folder = sysconfig.get_paths()["stdlib"]
+    if os.path.isfile(os.path.join(folder, "os.py")):
+        return folder
+    for entry in sys.path:
+        if entry.endswith(".zip") and os.path.isfile(entry) and "os.py" in _zip_names(entry):
+            return entry
+    return folder
+
+
+_ZIP_NAMES = {}
+
+
+def _zip_names(archive):
+    if archive not in _ZIP_NAMES:
+        with zipfile.ZipFile(archive) as z:
+            _ZIP_NAMES[archive] = frozenset(z.namelist())
+    return _ZIP_NAMES[archive]
+
+
+def _split_zip(path):
+    """``(archive, member)`` when ``path`` names a file inside a zip archive, else None."""
+    head, sep, member = path.partition(".zip" + os.sep)
+    if sep and os.path.isfile(head + ".zip"):
+        return head + ".zip", member.replace(os.sep, "/")
+    return None
 
 
 def module_file(name, root=None):
     """Path of ``name``'s source in the stdlib: ``a/b.py`` or ``a/b/__init__.py``."""
     base = os.path.join(root or stdlib_dir(), *name.split("."))
     for path in (base + ".py", os.path.join(base, "__init__.py")):
-        if os.path.isfile(path):
+        inside = _split_zip(path)
+        if os.path.isfile(path) if inside is None else inside[1] in _zip_names(inside[0]):
             return path
     raise FileNotFoundError("stdlib module %r has no source file under %s" % (name, base))
 
 
 def read_source(path):
-    with open(path, "rb") as f:
-        data = f.read()
+    inside = _split_zip(path)
+    if inside is not None:
+        with zipfile.ZipFile(inside[0]) as z:
+            data = z.read(inside[1])
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
     # tokenize-style decoding honours a PEP 263 coding line; stdlib files are UTF-8.
     return data.decode("utf-8")
 

@@ -5,6 +5,7 @@ backport (a 3.8-only dependency). Internal markers that leak into the tree are r
 as a Mismatch instead of printing broken code.
 """
 import ast
+import importlib
 
 from ...bytecode import versions as V
 from ..mismatch import Mismatch
@@ -26,7 +27,11 @@ class _Check(ast.NodeVisitor):
 
 
 if V.HAS_AST_UNPARSE:
-    class _Unparser(ast._Unparser):
+    _module = importlib.import_module(V.AST_UNPARSER[0])
+    _BaseUnparser = getattr(_module, V.AST_UNPARSER[1])
+    _Precedence = getattr(_module, V.AST_UNPARSER[2])
+
+    class _Unparser(_BaseUnparser):
         """``ast.unparse``, but a comprehension filter marked ``OWN_LINE`` starts a new
         line: the compiler's jumps differ when a filter is not on its element's line; and
         an internal value reached while printing is a Mismatch (the same check as
@@ -51,7 +56,7 @@ if V.HAS_AST_UNPARSE:
                 target=node.target, iter=node.iter, ifs=[], is_async=node.is_async))
             for test in node.ifs:
                 self.write("\n if " if facts.get(test, Fact.OWN_LINE, False) else " if ")
-                self.set_precedence(ast._Precedence.TEST.next(), test)
+                self.set_precedence(_Precedence.TEST.next(), test)
                 self.traverse(test)
 
 
