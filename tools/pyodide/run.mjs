@@ -25,8 +25,8 @@ const pythonPath = (process.env.PYTHONPATH || "").split(":").filter(Boolean).map
 const extra = (process.env.DEPYF_PYODIDE_MOUNTS || "").split(":").filter(Boolean).map((p) => path.resolve(p));
 
 // The top-level host folder of each path: mounting /work covers /work/a and /work/b.
-// The emulated file system keeps its own /lib, /tmp, /home and /dev.
-const reserved = new Set(["/", "/lib", "/tmp", "/home", "/dev", "/proc"]);
+// The emulated file system keeps its own /lib, /home and /dev (host /tmp is mounted).
+const reserved = new Set(["/", "/lib", "/home", "/dev", "/proc"]);
 const roots = new Set();
 for (const p of [cwd, ...pythonPath, ...extra]) {
   const top = "/" + p.split("/").filter(Boolean)[0];
