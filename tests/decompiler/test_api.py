@@ -302,6 +302,7 @@ _NO_TORCH = textwrap.dedent(
 )
 
 
+@pytest.mark.skipif(sys.platform == "emscripten", reason="no subprocesses under WebAssembly (3.14 via pyodide)")
 @pytest.mark.parametrize("mode", ["none-in-sys-modules", "import-blocked"])
 def test_import_without_torch(mode):
     env = dict(os.environ)

@@ -9,6 +9,7 @@ lambda, class body) that ``Decompiler.decompile`` gives nested code objects.
 import dis
 import importlib.util
 import marshal
+import os
 import sys
 import types
 
@@ -224,3 +225,22 @@ def test_bad_pyc_is_unsupported_pyc_error(what, tmp_path):
         data = header + marshal.dumps((1, 2))
     with pytest.raises(UnsupportedPycError, match=expected[what]):
         depyf.decompile_pyc(_pyc(tmp_path, data))
+
+
+# A real .pyc written by CPython 3.14.2 (pyodide; regenerate with
+#   tools/pyodide/python3.14 -c "import py_compile; py_compile.compile('tests/data/py314_example.py',
+#       cfile='tests/data/py314_example.cpython-314.pyc', invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)")
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+PYC_314 = os.path.join(DATA, "py314_example.cpython-314.pyc")
+
+
+def test_a_314_pyc_is_recognised():
+    with open(PYC_314, "rb") as handle:
+        magic = handle.read(4)
+    if magic == importlib.util.MAGIC_NUMBER:
+        with open(os.path.join(DATA, "py314_example.py")) as handle:
+            assert depyf.decompile_pyc(PYC_314) == handle.read()
+    else:
+        with pytest.raises(UnsupportedPycError,
+                           match=r"written by Python 3\.14; .* decompile it with Python 3\.14"):
+            depyf.decompile_pyc(PYC_314)

@@ -1,0 +1,4 @@
+import os
+
+def join(a, b):
+    return os.path.join(a, b)
