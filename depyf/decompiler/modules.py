@@ -19,7 +19,7 @@ from ..errors import UnsupportedPycError
 # First magic number of each version's range (Lib/importlib/_bootstrap_external.py).
 _MAGIC_RANGES = [
     (3400, "3.8"), (3420, "3.9"), (3430, "3.10"), (3450, "3.11"), (3500, "3.12"),
-    (3550, "3.13"), (3600, "3.14"), (3700, "3.15"),
+    (3550, "3.13"), (3600, "3.14"), (3650, "3.15"), (3700, "3.16"),
 ]
 
 

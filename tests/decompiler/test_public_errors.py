@@ -244,3 +244,11 @@ def test_a_314_pyc_is_recognised():
         with pytest.raises(UnsupportedPycError,
                            match=r"written by Python 3\.14; .* decompile it with Python 3\.14"):
             depyf.decompile_pyc(PYC_314)
+
+
+@pytest.mark.parametrize("number,version", [(3413, "3.8"), (3495, "3.11"), (3571, "3.13"),
+                                            (3627, "3.14"), (3662, "3.15"), (3700, "3.16")])
+def test_magic_numbers_name_their_version(number, version):
+    # ranges from CPython's pycore_magic_number.h: 3.14 is 3600-3649, 3.15 3650-3699
+    from depyf.decompiler.modules import _version_of_magic
+    assert _version_of_magic(number.to_bytes(2, "little") + b"\r\n") == version
