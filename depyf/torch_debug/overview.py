@@ -48,13 +48,26 @@ def parse_graph_break(payload):
 
 
 def parse_recompile(payload):
-    try:
-        data = json.loads(payload)
-        if isinstance(data, list):
-            return [str(x) for x in data]
-    except (ValueError, TypeError):
-        pass
-    return [line for line in str(payload).splitlines() if line.strip()]
+    """One reason per failed guard. torch sends a single reason as the raw (multi-line)
+    string and several as a JSON list of such strings."""
+    text = str(payload)
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+            if isinstance(data, list):
+                return [str(x) for x in data if str(x).strip()]
+        except ValueError:
+            pass
+    return [text] if text.strip() else []
+
+
+def comment_lines(text, first, rest="#     "):
+    """``text`` as comment lines: ``first`` + its first line, ``rest`` + each further
+    line. Reasons from torch span several lines (a guard, then "User stack trace:"...);
+    each line must be a comment or the dump file is not Python."""
+    assert first.startswith("#") and rest.startswith("#")
+    lines = [line.rstrip() for line in str(text).splitlines() if line.strip()] or [""]
+    return [first + lines[0]] + [rest + line for line in lines[1:]]
 
 
 class OverviewCollector:
@@ -91,7 +104,7 @@ def notes_for(session, compile_key):
     with session.lock:
         for rcid, reason in session.recompiles:
             if rcid == cid:
-                lines.append("# Compiled again because a guard of an earlier entry failed: %s" % reason)
+                lines.extend(comment_lines(reason, "# Compiled again because a guard of an earlier entry failed: "))
         for gb in session.graph_breaks.values():
             if cid in gb.compile_ids:
                 lines.append("# Graph break: %s %s at %s:%s" % (gb.gb_id, gb.title, gb.filename, gb.line))
@@ -162,7 +175,7 @@ def overview_text(session):
     lines.append("#")
     lines.append("# == recompiles (the guard that failed) ==")
     for r in data["recompiles"]:
-        lines.append("#  compile %s: %s" % (r["compile_id"], r["failed_guard"]))
+        lines.extend(comment_lines(r["failed_guard"], "#  compile %s: " % r["compile_id"], "#      "))
     lines.append("")
     lines.append("OVERVIEW = " + pprint.pformat(data, width=100, sort_dicts=False))
     return "\n".join(lines) + "\n"

@@ -352,6 +352,44 @@ def w_super(backend):
     return _flat(out, [p.grad for p in model.parameters()])
 
 
+def linear_maybe_bias(x, w, bias=None):
+    y = x @ w
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def w_recompile_bias(backend):
+    """Guards fail twice (bias None, then a tensor, then another shape): the third compile
+    has two recompile reasons, each several lines long (issue 12, item 1)."""
+    _seed()
+    f = torch.compile(linear_maybe_bias, backend=backend)
+    x, w, bias = torch.randn(2, 3), torch.randn(3, 4), torch.randn(4)
+    return _flat(f(x, w), f(x, w, bias), f(torch.randn(5, 3), w, bias))
+
+
+GAIN = 1
+
+
+def times_gain(x):
+    return x * GAIN
+
+
+def w_recompile_global(backend):
+    """A global the graph reads changes twice: three compiles, guards on its value."""
+    global GAIN
+    _seed()
+    f = torch.compile(times_gain, backend=backend)
+    outs = []
+    try:
+        for gain in (1, 2, 3):
+            GAIN = gain
+            outs.append(f(torch.randn(3)))
+    finally:
+        GAIN = 1
+    return _flat(outs)
+
+
 WORKLOADS = {
     "toy": (w_toy, ["toy_example"]),
     "print": (w_print, ["gb_print"]),
@@ -375,4 +413,6 @@ WORKLOADS = {
     # the files of a `<lambda>` frame are named for `lambda`
     "hook_lambda": (w_hook_lambda, ["forward", "lambda"]),
     "super": (w_super, ["forward"]),
+    "recompile_bias": (w_recompile_bias, ["linear_maybe_bias"]),
+    "recompile_global": (w_recompile_global, ["times_gain"]),
 }
