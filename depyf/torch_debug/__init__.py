@@ -9,6 +9,6 @@ managers), ``logging_hook`` (``install``/``uninstall``).
 from .debug import debug
 from .logging_hook import install, uninstall
 from .prepare import prepare_debug
-from .session import DumpDirError
+from .session import DumpDirError, NestedSessionError
 
-__all__ = ["prepare_debug", "debug", "install", "uninstall", "DumpDirError"]
+__all__ = ["prepare_debug", "debug", "install", "uninstall", "DumpDirError", "NestedSessionError"]

@@ -2,11 +2,10 @@
 import contextlib
 import sys
 
-from .prepare import capture
+from .prepare import DumpContext, capture
 from .session import registry
 
 
-@contextlib.contextmanager
 def debug():
     """Inside the block, compiled functions run the code in the dump files written by the
     last ``prepare_debug`` of this process (the decompiled transformed code and, where
@@ -15,14 +14,23 @@ def debug():
 
     On entry it pauses once with ``breakpoint()`` so that breakpoints can be set;
     ``PYTHONBREAKPOINT=0`` skips the pause (as for any ``breakpoint()``).
+
+    Inside a ``prepare_debug`` block it uses that block's session (the code running there
+    is already the dumped code): one dump, and it only pauses.
     """
-    session = registry.last
+    return DumpContext("debug()", _debug)
+
+
+@contextlib.contextmanager
+def _debug():
+    active = registry.active
+    session = active[0] if active is not None else registry.last
     if session is None:
         raise RuntimeError(
             "depyf.debug() replays the dump of an earlier `with depyf.prepare_debug(dir):` "
             "block in this process; run one first."
         )
-    with capture(session.root):
+    with capture(session.root, func="debug"):
         sys.stderr.write(
             "depyf: paused so you can set breakpoints in the files of %s (start with "
             "full_code_for_*.py; __transformed_code_*.py and linked __compiled_fn_*.py files "

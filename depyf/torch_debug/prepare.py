@@ -1,9 +1,10 @@
 """``prepare_debug``: dump everything torch.compile compiles inside the ``with`` block."""
 import contextlib
 import sys
+import warnings
 
 from . import adapter, full_code, graphs, overview
-from .session import registry
+from .session import NestedSessionError, dump_dir_path, registry
 from .transformed_code import TransformedCodeHook
 
 
@@ -84,15 +85,31 @@ def _module_globals(filename):
 
 
 @contextlib.contextmanager
-def capture(dump_src_dir, replace=True, on_source=None):
+def capture(dump_src_dir, replace=True, on_source=None, func="prepare_debug"):
+    """The dump session of ``dump_src_dir`` for a ``with`` block. Inside a block of the
+    same directory it is that block's session (a second set of hooks would dump and count
+    everything twice); inside a block of another directory it is refused."""
+    active = registry.active
+    if active is not None:
+        session, cap = active
+        if registry.key(dump_src_dir) != session.key:
+            raise NestedSessionError(
+                "depyf.%s(%r) inside the dump session of %r: one dump session at a time "
+                "(torch's hooks are process-wide, so both would record everything). Use the "
+                "same directory or leave the outer block first." % (func, dump_src_dir, session.root)
+            )
+        yield cap  # the enclosing block detaches and writes the summaries
+        return
     session = registry.open(dump_src_dir)
     cap = Capture(session, replace=replace, on_source=on_source)
     cap.dump_existing()
     cap.open()
     session.active = True
+    registry.active = (session, cap)
     try:
         yield cap
     finally:
+        registry.active = None
         session.active = False
         cap.close()
         try:
@@ -101,10 +118,51 @@ def capture(dump_src_dir, replace=True, on_source=None):
             session.warn_once("summary", "could not write full code / overview files: %s" % exc)
 
 
-@contextlib.contextmanager
+class DumpContext(contextlib.ContextDecorator):
+    """What ``prepare_debug()`` and ``debug()`` return: a context manager (also usable as a
+    decorator) that warns when it is dropped without ever being entered, since
+    ``depyf.prepare_debug(d)`` on a line of its own dumps nothing and says nothing."""
+
+    def __init__(self, what, factory):
+        self._what, self._factory = what, factory
+        self._used = False
+        self._open = []
+
+    def __enter__(self):
+        self._used = True
+        cm = self._factory()
+        result = cm.__enter__()
+        self._open.append(cm)
+        return result
+
+    def __exit__(self, *exc_info):
+        return self._open.pop().__exit__(*exc_info)
+
+    def __call__(self, func):
+        self._used = True
+        return super().__call__(func)
+
+    def __del__(self):
+        if self._used:
+            return
+        try:
+            warnings.warn(
+                "depyf.%s was called but never entered, so nothing is dumped; use it as "
+                "`with depyf.%s:`" % (self._what, self._what),
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        except Exception:  # interpreter shutdown
+            pass
+
+
 def prepare_debug(dump_src_dir, clean_wild_fx_code=True, log_bytecode=False):
     """Dump everything ``torch.compile`` compiles inside the ``with`` block into
     ``dump_src_dir`` (layout and overwrite policy: see ``depyf.torch_debug.session``).
+    ``~`` is expanded; ``None`` and ``""`` are refused at the call. Calling it without
+    ``with`` warns (nothing is dumped). Nested in a block of the same directory (or in
+    ``debug()``) it continues that block's session; another directory raises
+    ``NestedSessionError``.
 
     Functions compiled before the block are dumped too: their original code objects are
     found in Dynamo's registry ``torch._dynamo.convert_frame.orig_code_map`` and their
@@ -115,10 +173,21 @@ def prepare_debug(dump_src_dir, clean_wild_fx_code=True, log_bytecode=False):
     compiled graph is never written. ``log_bytecode=True`` also logs the decompiled source
     through torch's ``bytecode`` logging artifact (see ``depyf.install``).
     """
+    dump_dir_path(dump_src_dir)  # refuse a bad argument here, not at `with`
     on_source = None
     if log_bytecode:
         from .logging_hook import log_record
 
         on_source = log_record
-    with capture(dump_src_dir, replace=True, on_source=on_source):
+
+    def factory():
+        return _no_value(capture(dump_src_dir, replace=True, on_source=on_source))
+
+    return DumpContext("prepare_debug(%r)" % (dump_src_dir,), factory)
+
+
+@contextlib.contextmanager
+def _no_value(cm):
+    """``cm`` with nothing bound by ``as`` (prepare_debug yields None, as documented)."""
+    with cm:
         yield

@@ -13,7 +13,11 @@ Directory policy (documented in the README):
   depyf's (other names) are left alone. Re-entering ``prepare_debug`` with the same
   directory in the same process continues the same session (counters go on).
 * A directory that cannot be created or written raises ``DumpDirError`` before anything
-  runs.
+  runs. ``~`` is expanded; ``None`` (``TypeError``) and ``""`` (``ValueError``) are refused
+  with an error naming ``dump_src_dir`` (``"."`` is how to ask for the current directory).
+* One dump session at a time: a ``prepare_debug``/``debug`` block inside another one for
+  the same directory continues the enclosing session (one set of hooks, one dump); for
+  another directory it raises ``NestedSessionError``.
 """
 import json
 import multiprocessing
@@ -38,6 +42,28 @@ _DUMP_FILE = re.compile(
 
 class DumpDirError(OSError):
     """The dump directory cannot be used (not creatable, not writable)."""
+
+
+class NestedSessionError(RuntimeError):
+    """A dump session for one directory was opened inside the session of another."""
+
+
+def dump_dir_path(value, func="prepare_debug"):
+    """The absolute dump directory for the ``dump_src_dir`` a user passed. ``os.path``
+    alone would turn ``""`` into the current directory, keep ``"~"`` as a folder name and
+    fail on ``None`` with a TypeError from deep inside ``posixpath``."""
+    if value is None or not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "depyf.%s: dump_src_dir must be a directory path (str or os.PathLike), got %r"
+            % (func, value)
+        )
+    path = os.fsdecode(os.fspath(value))
+    if not path.strip():
+        raise ValueError(
+            "depyf.%s: dump_src_dir is empty (%r); pass a directory such as "
+            "'./dump_src_dir' ('.' writes into the current directory)" % (func, value)
+        )
+    return os.path.abspath(os.path.expanduser(path))
 
 
 def process_folder():
@@ -67,6 +93,7 @@ class DumpSession:
     def __init__(self, root, folder):
         self.root = os.path.abspath(root)
         self.dir = os.path.join(self.root, folder) if folder else self.root
+        self.key = (self.root, folder)
         self.run_id = "%s-pid%d" % (time.strftime("%Y%m%d-%H%M%S"), os.getpid())
         self.lock = threading.RLock()
         self._written = set()
@@ -199,15 +226,20 @@ class _Registry:
     def __init__(self):
         self.sessions = {}
         self.last = None
+        self.active = None  # (session, capture) of the dump block running now, if any
         self.lock = threading.Lock()
 
+    @staticmethod
+    def key(root):
+        return (dump_dir_path(root), process_folder())
+
     def open(self, root):
-        folder = process_folder()
-        key = (os.path.abspath(root), folder)
+        key = self.key(root)
+        folder = key[1]
         with self.lock:
             session = self.sessions.get(key)
             if session is None:
-                session = DumpSession(root, folder)
+                session = DumpSession(key[0], folder)
                 session.prepare_directory()
                 self.sessions[key] = session
             else:

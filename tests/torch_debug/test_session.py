@@ -3,6 +3,7 @@ processes and ranks write to separate folders."""
 import glob
 import json
 import os
+import re
 import socket
 import textwrap
 import warnings
@@ -135,3 +136,124 @@ def test_torchrun_two_ranks_write_separate_complete_dumps(tmp_path):
         assert (folder / "__transformed_code_0_for_toy.py").exists()
         assert glob.glob(str(folder / "__compiled_fn_*.Captured_Graph.0.py"))
     assert_all_compile(str(dump))
+
+
+# ---- arguments a user can trip on (issue 12, item 5) ------------------------------------
+
+
+@pytest.mark.parametrize("bad,error", [(None, TypeError), ("", ValueError), ("  ", ValueError)])
+def test_none_and_empty_dump_dir_are_refused_naming_the_argument(bad, error, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(error, match="prepare_debug: dump_src_dir"):
+        depyf.prepare_debug(bad)  # refused at the call, before any `with`
+    assert os.listdir(str(tmp_path)) == []  # nothing written into the current directory
+
+
+def test_tilde_is_the_home_directory(tmp_path, monkeypatch):
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)
+    torch._dynamo.reset()
+    with depyf.prepare_debug("~/dump"):
+        torch.compile(workloads.toy_example, backend="eager")(torch.randn(4), torch.randn(4))
+    torch._dynamo.reset()
+    assert (home / "dump" / "full_code_for_toy_example_0.py").exists()
+    assert not (cwd / "~").exists()
+
+
+NOT_ENTERED_SCRIPT = textwrap.dedent('''
+    import sys, torch, depyf
+
+    def f(x):
+        return x.sin() + 1
+
+    depyf.prepare_debug(sys.argv[1])
+    print(torch.compile(f, backend="eager")(torch.zeros(2)).tolist())
+''')
+
+
+def test_prepare_debug_without_with_warns_at_the_users_line(tmp_path):
+    script = tmp_path / "forgot_with.py"
+    script.write_text(NOT_ENTERED_SCRIPT)
+    proc = run_python([str(script), str(tmp_path / "dump")], cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "[1.0, 1.0]"  # the program runs as it would
+    assert "forgot_with.py:7: RuntimeWarning: depyf.prepare_debug(" in proc.stderr, proc.stderr[-3000:]
+    assert "never entered" in proc.stderr and "`with depyf.prepare_debug(" in proc.stderr
+
+
+def test_prepare_debug_as_a_decorator_dumps_and_does_not_warn(tmp_path):
+    @depyf.prepare_debug(str(tmp_path))
+    def run():
+        torch.compile(workloads.toy_example, backend="eager")(torch.randn(4), torch.randn(4))
+
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run()
+        import gc
+        gc.collect()
+    torch._dynamo.reset()
+    assert not [w for w in caught if "never entered" in str(w.message)]
+    assert (tmp_path / "full_code_for_toy_example_0.py").exists()
+
+
+# ---- debug() nested in prepare_debug() and the other way round (issue 12, item 4) --------
+
+
+def _dump_summary(folder):
+    ns = {}
+    exec((folder / "depyf_overview.py").read_text(), ns)
+    data = ns["OVERVIEW"]
+    names = sorted(n for n in os.listdir(str(folder)) if n.endswith(".py"))
+    ks = sorted({int(k) for n in names for k in re.findall(r"__compiled_fn_(\d+)", n)})
+    # graph numbers go on across torch._dynamo.reset(): compare them by rank
+    files = [re.sub(r"__compiled_fn_(\d+)", lambda m: "__compiled_fn_#%d" % ks.index(int(m.group(1))), n)
+             for n in names]
+    return files, [(b["id"], b["count"]) for b in data["graph_breaks"]], len(data["transformed_code"])
+
+
+def _plain_dump(folder):
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(folder)):
+        workloads.w_print("eager")
+    torch._dynamo.reset()
+    return _dump_summary(folder)
+
+
+def test_debug_inside_prepare_debug_is_one_dump(tmp_path, no_pause):
+    expected = _plain_dump(tmp_path / "plain")
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path / "nested")):
+        with depyf.debug():
+            workloads.w_print("eager")
+    torch._dynamo.reset()
+    assert _dump_summary(tmp_path / "nested") == expected
+    assert expected[1] and all(count == 1 for _, count in expected[1]), expected
+
+
+def test_prepare_debug_inside_debug_is_one_dump(tmp_path, no_pause):
+    expected = _plain_dump(tmp_path / "plain")
+    torch._dynamo.reset()
+    dump = tmp_path / "nested"
+    with depyf.prepare_debug(str(dump)):
+        pass  # an earlier block: debug() replays this directory
+    with depyf.debug():
+        with depyf.prepare_debug(str(dump)):
+            workloads.w_print("eager")
+    torch._dynamo.reset()
+    assert _dump_summary(dump) == expected
+
+
+def test_nested_session_for_another_directory_is_refused(tmp_path, no_pause):
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path / "outer")):
+        with pytest.raises(depyf.torch_debug.NestedSessionError, match="one dump session at a time"):
+            with depyf.prepare_debug(str(tmp_path / "inner")):
+                pass
+        workloads.w_print("eager")  # the outer session still records
+    torch._dynamo.reset()
+    assert not (tmp_path / "inner").exists()
+    assert _dump_summary(tmp_path / "outer") == _plain_dump(tmp_path / "plain")
