@@ -1,5 +1,6 @@
 """install()/uninstall() logging, the guard-skipping dispatcher, and the import surface."""
 import os
+import re
 import textwrap
 
 import pytest
@@ -15,12 +16,32 @@ LOG_SCRIPT = textwrap.dedent('''
     def f(x):
         return torch.sin(x) + 1
 
+    def toy_example(a, b):
+        x = a / (torch.abs(a) + 1)
+        if b.sum() < 0:
+            b = b * -1
+        return x * b
+
     depyf.install()
     torch.compile(f, backend="eager")(torch.randn(3))
+    torch.compile(toy_example, backend="eager")(torch.randn(10), torch.randn(10))
     depyf.uninstall()
     torch._dynamo.reset()
     torch.compile(f, backend="eager")(torch.randn(4))
 ''')
+
+
+def _logged_block(stderr, header):
+    """The lines torch's logger printed for one depyf record (its prefix stripped)."""
+    out, inside = [], False
+    for line in stderr.splitlines():
+        m = re.match(r"^V\d+ [\d:.]+ \d+ (\S+):\d+\] \[[^]]*\] \[__bytecode\] ?(.*)$", line)
+        if inside and (m is None or not m.group(1).endswith("logging_hook.py")):
+            break
+        if inside and m.group(2).strip():
+            out.append(m.group(2))
+        inside = inside or (m is not None and m.group(2) == header)
+    return out
 
 
 def test_install_logs_decompiled_code_through_torch_logging(tmp_path):
@@ -28,9 +49,18 @@ def test_install_logs_decompiled_code_through_torch_logging(tmp_path):
     script.write_text(LOG_SCRIPT)
     proc = run_python([str(script)], env={"TORCH_LOGS": "+bytecode"})
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stderr.count("depyf: decompiled transformed code of f") == 1, proc.stderr[-3000:]
+    assert proc.stderr.count("depyf: decompiled transformed code of f:") == 1, proc.stderr[-3000:]
     quiet = run_python([str(script)])
     assert "depyf: decompiled" not in quiet.stderr
+    # the readable text of the dump, not the raw decompilation (48 lines, 32 __temp names)
+    toy = _logged_block(proc.stderr, "depyf: decompiled transformed code of toy_example:")
+    text = "\n".join(toy)
+    assert toy and toy[0] == "def toy_example(a, b):", proc.stderr[-3000:]
+    assert len(toy) <= 10, text
+    assert len(set(re.findall(r"__temp_\d+", text))) <= 2, text
+    assert re.search(r"graph_out_0 = __compiled_fn_\d+\(a, b\)\n", text), text  # no uuid suffix
+    assert "record_pregraph_bytecode" not in text
+    compile(text, "<logged>", "exec")
 
 
 LOG_SESSION_SCRIPT = textwrap.dedent('''
