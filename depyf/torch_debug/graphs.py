@@ -50,6 +50,8 @@ _SRC_ASSIGN = re.compile(r"^    ([A-Za-z_]\w*) = (.*)$", re.M)
 _UNBOXING = re.compile(r"^(iter|next)\(args_\w+\)")
 _READABLE_ASSIGN = re.compile(r'^        ([A-Za-z_]\w*)(?:: "[^"]*")? = ')
 _MAX_PENDING = 32
+# FX's source comments: ``# File: /path/script.py:12 in fn, code: ...``
+_CITATION = re.compile(r"# File: (.+?):(\d+) in ")
 
 
 def assigned_names_in_source(src):
@@ -71,6 +73,20 @@ def assigned_names_in_readable(text):
         if m:
             names.append(m.group(1))
     return tuple(names)
+
+
+def cited_lines(text):
+    """The (file, line) pairs that FX's ``# File:`` comments in ``text`` cite."""
+    return {(path, int(line)) for path, line in _CITATION.findall(text)}
+
+
+def stale_citations(text, captured_text):
+    """Lines ``text`` cites that the captured graph of the same compile does not. Torch
+    serves graphs from its caches (AOTAutograd, FX graph cache) with the comments of the
+    run that first compiled them, so these point into another run's script."""
+    if not captured_text:
+        return []
+    return sorted(cited_lines(text) - cited_lines(captured_text))
 
 
 def as_valid_python(text):
@@ -250,7 +266,25 @@ class GraphDumper:
             lines.append(
                 "# This file is the code that runs for this graph: breakpoints here are hit."
             )
+        lines.extend(self._cache_note(c, entry))
         return "\n".join(lines) + "\n"
+
+    def _cache_note(self, c, entry):
+        """Header lines for a graph whose source comments are another run's (warm cache)."""
+        slot = next((s for s in c.slots if entry in s), [])
+        captured = next((e for e in slot if e.stage == "Captured_Graph"), None)
+        if captured is None or captured is entry:
+            return []
+        stale = stale_citations(entry.payload, captured.payload)
+        if not stale:
+            return []
+        shown = ", ".join("%s:%d" % pl for pl in stale[:4]) + (" ..." if len(stale) > 4 else "")
+        return [
+            "# Served from torch's compile cache: the source comments below are those of the run",
+            "# that first compiled this graph, not of this run. Lines cited that this compile's",
+            "# captured graph (%s) does not cite:" % (captured.file or "Captured_Graph"),
+            "#   " + shown,
+        ]
 
     def _cid(self, c):
         for key, value in self.compiles.items():

@@ -1,12 +1,12 @@
-"""Every dump file is valid Python, whatever torch's texts contain (issue 12, item 1 and
-the walk over every dump directory the tests wrote)."""
-import os
+"""Every dump file is valid Python and tells the truth about where its text comes from
+(issue 12: item 1, item 10, and the walk over every dump directory the tests wrote)."""
+import textwrap
 
 import torch
 
 import depyf
 import workloads
-from support import assert_all_compile
+from support import assert_all_compile, run_python
 
 
 def _dump(tmp_path, workload, backend="eager"):
@@ -35,3 +35,40 @@ def test_global_changed_twice_dumps_valid_python(tmp_path):
     dump = _dump(tmp_path, workloads.w_recompile_global)
     assert "Compiled again" in (dump / "__transformed_code_2_for_times_gain.py").read_text()
     assert_all_compile(str(dump))
+
+
+WARM_SCRIPT = textwrap.dedent('''
+    import sys, torch, depyf
+
+    def scaled_sin(x):
+        y = torch.sin(x) * 2
+        return y + 1
+
+    with depyf.prepare_debug(sys.argv[1]):
+        torch.compile(scaled_sin, backend="inductor")(torch.randn(8))
+''')
+
+
+def test_warm_cache_graphs_say_their_comments_are_another_runs(tmp_path):
+    """The same script run from two folders with one Inductor cache: the second run's
+    post-grad graph comes from the cache with the first script's path in its comments."""
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    dumps = {}
+    for run in ("first", "second"):
+        (tmp_path / run).mkdir()
+        script = tmp_path / run / "warm.py"
+        script.write_text(WARM_SCRIPT)
+        dumps[run] = tmp_path / run / "dump"
+        proc = run_python([str(script), str(dumps[run])], cwd=str(tmp_path / run), env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    stale = [p for p in sorted(dumps["second"].glob("__compiled_fn_*.py"))
+             if str(tmp_path / "first" / "warm.py") in p.read_text()]
+    assert stale, "the warm run should serve a graph with the first run's comments"
+    for path in stale:
+        header = path.read_text().split("\nclass ")[0]
+        assert "Served from torch's compile cache" in header, path.name
+        assert str(tmp_path / "first" / "warm.py") + ":5" in header, header
+    for path in list(dumps["first"].glob("*.py")) + [
+            p for p in dumps["second"].glob("*.py") if p not in stale]:
+        assert "Served from torch's compile cache" not in path.read_text(), path
+    assert_all_compile(str(tmp_path))
