@@ -22,3 +22,11 @@ def dump_root(tmp_path_factory):
 @pytest.fixture
 def no_pause(monkeypatch):
     monkeypatch.setenv("PYTHONBREAKPOINT", "0")
+
+
+RUNS_LAST = "test_every_dump_file_of_the_suite_compiles"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The walk over every dump directory runs after the tests that write them."""
+    items.sort(key=lambda item: item.name == RUNS_LAST)

@@ -14,9 +14,20 @@ def dumped_py_files(root):
     return sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True))
 
 
-def assert_all_compile(root):
-    files = dumped_py_files(root)
-    assert files, "no dump files under %s" % root
+def dump_dirs(root):
+    """Every dump directory under ``root``: the folders holding a session marker
+    (``.depyf_run.json``), including ``rank_*``/``process_*`` folders and earlier runs moved
+    to ``previous_runs/``. Tests write their dumps under pytest's temporary folder, in
+    process or from scripts, so walking it finds all of them."""
+    found = set()
+    for dirpath, _, filenames in os.walk(str(root)):
+        if ".depyf_run.json" in filenames:
+            found.add(dirpath)
+    return sorted(found)
+
+
+def not_compiling(files):
+    """'path: error' for each of ``files`` that py_compile refuses."""
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, path in enumerate(files):
@@ -24,6 +35,13 @@ def assert_all_compile(root):
                 py_compile.compile(path, cfile=os.path.join(tmp, "%d.pyc" % i), doraise=True)
             except py_compile.PyCompileError as exc:
                 bad.append("%s: %s" % (path, exc.msg.strip().splitlines()[-1]))
+    return bad
+
+
+def assert_all_compile(root):
+    files = dumped_py_files(root)
+    assert files, "no dump files under %s" % root
+    bad = not_compiling(files)
     assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)
 
 

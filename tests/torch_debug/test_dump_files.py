@@ -1,12 +1,13 @@
 """Every dump file is valid Python and tells the truth about where its text comes from
 (issue 12: item 1, item 10, and the walk over every dump directory the tests wrote)."""
+import os
 import textwrap
 
 import torch
 
 import depyf
 import workloads
-from support import assert_all_compile, run_python
+from support import assert_all_compile, dump_dirs, not_compiling, run_python
 
 
 def _dump(tmp_path, workload, backend="eager"):
@@ -72,3 +73,21 @@ def test_warm_cache_graphs_say_their_comments_are_another_runs(tmp_path):
             p for p in dumps["second"].glob("*.py") if p not in stale]:
         assert "Served from torch's compile cache" not in path.read_text(), path
     assert_all_compile(str(tmp_path))
+
+
+def test_every_dump_file_of_the_suite_compiles(tmp_path_factory, no_pause):
+    """Walks every dump directory the tests of this pytest run wrote (in process and from
+    scripts; conftest runs this test last) and py_compiles every .py in them. Run alone, it
+    dumps the eager workloads first."""
+    base = tmp_path_factory.getbasetemp()
+    dirs = dump_dirs(base)
+    if not dirs:
+        root = tmp_path_factory.mktemp("walk")
+        for name, (run, _) in sorted(workloads.WORKLOADS.items()):
+            _dump(root / name, run)
+        dirs = dump_dirs(base)
+    files = [os.path.join(d, n) for d in dirs for n in sorted(os.listdir(d)) if n.endswith(".py")]
+    bad = not_compiling(files)
+    print("\nwalked %d dump directories, %d .py files, %d not valid Python" % (len(dirs), len(files), len(bad)))
+    assert files
+    assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)
