@@ -109,6 +109,7 @@ def full_code_text(session, root, codes):
             if record is not None:
                 lines.append("# cache entry %d: file %s (%s)" % (
                     j, record.file_name, "the running code" if record.used else "NOT the running code: " + record.reason.splitlines()[0]))
+                lines.extend(getattr(record, "links", []))
                 lines.extend(record.notes)
                 used_ks.extend(record.compiled_fns)
             else:
