@@ -153,28 +153,57 @@ def compile_id_of_entry(entry):
             return None
 
 
-def frame_globals_being_compiled(code):
-    """The globals dict of the frame Dynamo is converting right now.
+def _compile_frame_locals(code):
+    """The locals of Dynamo's ``_compile`` frame converting ``code`` right now, or None.
 
-    The bytecode hook is not given the frame; its caller (``convert_frame``) holds it as a
-    local named ``frame`` (or ``globals`` next to ``code``). We walk up the Python stack
-    looking for that, so that names the recompiled code needs can be bound in the same
-    dict Dynamo installs ``__compiled_fn_*`` into.
+    The bytecode hook is not given the frame; its caller holds it as a local named
+    ``frame`` (or ``globals`` next to ``code``, with ``compiler_fn``). We walk up the
+    Python stack looking for that.
     """
-    frame = sys._getframe(1)
+    frame = sys._getframe(2)
     depth = 0
     while frame is not None and depth < 60:
         local_vars = frame.f_locals
         candidate = local_vars.get("frame")
         if candidate is not None and getattr(candidate, "f_code", None) is code:
-            g = getattr(candidate, "f_globals", None)
-            if isinstance(g, dict):
-                return g
-        g = local_vars.get("globals")
-        if isinstance(g, dict) and local_vars.get("code") is code:
-            return g
+            return local_vars
+        if isinstance(local_vars.get("globals"), dict) and local_vars.get("code") is code:
+            return local_vars
         frame = frame.f_back
         depth += 1
+    return None
+
+
+def frame_globals_being_compiled(code):
+    """The globals dict of the frame Dynamo is converting right now (where it installs
+    ``__compiled_fn_*``), so that names the recompiled code needs can be bound there."""
+    local_vars = _compile_frame_locals(code)
+    if local_vars is None:
+        return None
+    g = getattr(local_vars.get("frame"), "f_globals", None)
+    if isinstance(g, dict) and getattr(local_vars.get("frame"), "f_code", None) is code:
+        return g
+    g = local_vars.get("globals")
+    return g if isinstance(g, dict) else None
+
+
+def backend_being_compiled(code):
+    """The registered name of the backend compiling ``code`` right now ('eager',
+    'aot_eager', 'inductor', ...), or None when unknown (a user's own backend function)."""
+    local_vars = _compile_frame_locals(code)
+    fn = local_vars.get("compiler_fn") if local_vars is not None else None
+    seen = 0
+    while hasattr(fn, "_torchdynamo_orig_backend") and seen < 20:
+        fn, seen = fn._torchdynamo_orig_backend, seen + 1
+    if fn is None:
+        return None
+    name = getattr(fn, "compiler_name", None)  # torch.compile's inductor wrapper
+    if isinstance(name, str):
+        return name
+    registry = _resolve("torch._dynamo.backends.registry._COMPILER_FNS")
+    for key, value in (registry or {}).items():
+        if value is fn:
+            return key
     return None
 
 

@@ -25,8 +25,9 @@ def debug():
     with capture(session.root):
         sys.stderr.write(
             "depyf: paused so you can set breakpoints in the files of %s (start with "
-            "full_code_for_*.py; __transformed_code_*.py and linked __compiled_fn_*.py files "
-            "are the running code). Continue to run the program.\n" % session.dir
+            "full_code_for_*.py; __transformed_code_*.py files and the __compiled_fn_*.py files "
+            "whose header says breakpoints are hit are the running code). Continue to run the "
+            "program.\n" % session.dir
         )
         breakpoint()  # noqa: T100 -- the documented pause; PYTHONBREAKPOINT=0 skips it
         yield

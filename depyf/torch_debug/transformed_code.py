@@ -253,7 +253,8 @@ class TransformedCodeHook:
         record.links = resume.callee_lines(session, code) + resume.caller_lines(resume.resume_links(
             session, code, record.file_name, new_code.co_names, frame_globals, self._reserve))
         if self.graph_dumper is not None:
-            self.graph_dumper.compiled(key, record.compiled_fns, code, record.file_name)
+            self.graph_dumper.compiled(key, record.compiled_fns, code, record.file_name,
+                                       adapter.backend_being_compiled(code))
         record.notes = overview.notes_for(session, key)
         replacement = None
         try:
