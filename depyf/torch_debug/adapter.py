@@ -20,6 +20,7 @@ What is used, and why:
 * ``torch._guards.CompileContext`` -- the compile id of the frame being compiled.
 """
 import logging
+import os
 import sys
 import warnings
 
@@ -422,3 +423,39 @@ def distributed_rank():
         pass
     return None
 
+
+
+def user_stack(limit=12):
+    """The calling program's frames (outermost first) as ``(file, line, function)``,
+    leaving out torch's, depyf's and the import machinery's: where a compile was triggered."""
+    skip = (os.path.dirname(torch.__file__) + os.sep,
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
+    frames = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(skip) and not filename.startswith("<frozen"):
+            frames.append((filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    return frames[:limit][::-1]
+
+
+METRIC_EVENTS = ("compilation_metrics", "bwd_compilation_metrics")
+
+
+def compile_times(metrics):
+    """Seconds per phase from a compilation-metrics event (torch's CompilationMetrics):
+    {'total', 'dynamo', 'aot', 'inductor'}; a phase torch did not time is left out."""
+    def seconds(key, scale):
+        value = metrics.get(key) if isinstance(metrics, dict) else None
+        return value / scale if isinstance(value, (int, float)) else None
+
+    times = {
+        "total": seconds("entire_frame_compile_time_s", 1.0),
+        "backend": seconds("backend_compile_time_s", 1.0),
+        "aot": seconds("aot_autograd_cumulative_compile_time_us", 1e6),
+        "inductor": seconds("inductor_cumulative_compile_time_us", 1e6),
+    }
+    if times["total"] is not None and times["backend"] is not None:
+        times["dynamo"] = max(times["total"] - times["backend"], 0.0)
+    return {k: v for k, v in times.items() if v is not None}

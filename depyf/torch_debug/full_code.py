@@ -19,7 +19,7 @@ import inspect
 import textwrap
 
 from ..decompiler.api import Decompiler
-from . import adapter, guards, readable
+from . import adapter, compile_info, guards, readable
 from .graphs import as_valid_python
 from .transformed_code import (
     compiled_fn_number,
@@ -111,6 +111,8 @@ def full_code_text(session, root, codes):
                     j, record.file_name, "the running code" if record.used else "NOT the running code: " + record.reason.splitlines()[0]))
                 lines.extend(getattr(record, "links", []))
                 lines.extend(record.notes)
+                if record.compile_key:
+                    lines.extend(compile_info.cost_lines(session, "%s/%s" % tuple(record.compile_key[:2])))
                 used_ks.extend(record.compiled_fns)
             else:
                 lines.append("# cache entry %d: compiled before prepare_debug; readable copy only" % j)

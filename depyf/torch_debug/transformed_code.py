@@ -34,7 +34,7 @@ import tokenize
 
 from .. import errors
 from ..decompiler.api import Decompiler
-from . import adapter, equivalence, overview, readable, resume
+from . import adapter, compile_info, equivalence, overview, readable, resume
 from .graphs import compiles
 
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
@@ -249,13 +249,14 @@ class TransformedCodeHook:
                     resume_code = getattr(fn, "__code__", None)
                     if resume_code is not None:
                         session.note_original(resume_code, parent=code)
+        compile_info.note_trigger(session, key, adapter.user_stack())
         record = self._new_record(code, new_code, key)
         record.links = resume.callee_lines(session, code) + resume.caller_lines(resume.resume_links(
             session, code, record.file_name, new_code.co_names, frame_globals, self._reserve))
         if self.graph_dumper is not None:
             self.graph_dumper.compiled(key, record.compiled_fns, code, record.file_name,
                                        adapter.backend_being_compiled(code))
-        record.notes = overview.notes_for(session, key)
+        record.notes = compile_info.trigger_line(session, key) + overview.notes_for(session, key)
         replacement = None
         try:
             replacement = self._build(record, code, new_code, uuid_names, frame_globals)

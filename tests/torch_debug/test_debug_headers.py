@@ -10,6 +10,7 @@ inductor no graph file runs.
 """
 import glob
 import os
+import re
 import sys
 
 import pytest
@@ -79,3 +80,37 @@ def test_headers_say_where_breakpoints_are_hit(backend, tmp_path):
     running = {name.split(".")[1] for name, hit in hits.items() if hit and name.startswith("__compiled_fn_")}
     assert running == EXPECTED_RUNNING[backend], (running, hits)
     assert all(hit for name, hit in hits.items() if name.startswith("__transformed_code_")), hits
+
+
+def test_readme_breakpoint_command_works_in_pdb(tmp_path):
+    """Issue 12, item 6: the README's ``b dump_src_dir/<file>:<line>``, typed as written
+    from the folder that holds ``dump_src_dir`` (pdb alone looks relative names up only
+    along sys.path, where the dump folder is not), stops there."""
+    readme = open(os.path.join(REPO, "README.md")).read()
+    m = re.search(r"^\(Pdb\) (b (dump_src_dir/__transformed_code_0_for_toy_example\.py):(\d+))$", readme, re.M)
+    assert m, "the README shows no `(Pdb) b dump_src_dir/...:<line>` command"
+    command, rel, line = m.group(1), m.group(2), int(m.group(3))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]),
+               PYTHONBREAKPOINT="pdb.set_trace", TORCHINDUCTOR_COMPILE_THREADS="1")
+    pdb = PdbDriver([sys.executable, os.path.join(HERE, "debug_session.py"), "dump_src_dir", "eager"], env,
+                    cwd=str(tmp_path))
+    try:
+        assert pdb.read_until_prompt() is not None, pdb.transcript[-3000:]
+        pdb.send(command)
+        answer = pdb.read_until_prompt()
+        assert "Breakpoint 1 at" in answer, answer
+        pdb.send("c")
+        stop = pdb.read_until_prompt()
+        assert stop is not None, pdb.transcript[-3000:]
+        pdb.send("p __file__ if False else (__name__, sorted(locals()))")
+        pdb.read_until_prompt()
+        pdb.send("c")
+        while pdb.read_until_prompt() is not None:
+            pdb.send("c")
+        pdb.proc.wait(timeout=240)
+    finally:
+        if pdb.proc.poll() is None:
+            pdb.proc.kill()
+    path = str(tmp_path / rel)
+    assert "> %s(%d)" % (path, line) in stop, stop
+    assert "DEBUG-SESSION-DONE True" in pdb.transcript, pdb.transcript[-3000:]
