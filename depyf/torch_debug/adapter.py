@@ -459,3 +459,23 @@ def compile_times(metrics):
     if times["total"] is not None and times["backend"] is not None:
         times["dynamo"] = max(times["total"] - times["backend"], 0.0)
     return {k: v for k, v in times.items() if v is not None}
+
+
+def fx_imports():
+    """The import lines FX's generated code relies on (``torch.fx.graph._custom_builtins``:
+    ``import torch``, ``from torch import device``, ``from math import inf``...)."""
+    builtins = _resolve("torch.fx.graph._custom_builtins")
+    if not isinstance(builtins, dict):
+        missing("torch.fx.graph._custom_builtins", "graph files import torch only")
+        return ["import torch"]
+    lines = [getattr(v, "import_str", None) for v in builtins.values()]
+    return [line for line in lines if isinstance(line, str)] or ["import torch"]
+
+
+def dtype_from_abbr(abbr):
+    """The dtype of FX's printed abbreviation (``f32``, ``i64``, ``b8``...)."""
+    abbrs = _resolve("torch.fx.graph.dtype_abbrs")
+    for dtype, text in (abbrs or {}).items():
+        if text == abbr:
+            return dtype
+    raise ValueError("unknown dtype abbreviation %r" % abbr)

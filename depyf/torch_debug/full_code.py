@@ -85,6 +85,8 @@ def full_code_text(session, root, codes):
         "# guard passes. Graphs `__compiled_fn_<K>` are in the files __compiled_fn_<K>.*.py.",
         "# Guard functions use torch's guard helpers: exec them in",
         "# depyf.torch_debug.guards.guard_namespace(cache_entry) to run them.",
+        "from __future__ import annotations  # the original's annotations name the module's types",
+        "import torch",
         "",
     ]
     src = original_source(root)

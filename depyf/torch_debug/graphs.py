@@ -33,7 +33,7 @@ debugger breakpoints in e.g. ``__compiled_fn_1.Forward_graph.0.py`` (aot_eager) 
 """
 import re
 
-from . import adapter
+from . import adapter, graph_runner
 
 STAGES = {
     "dynamo_output_graph": "Captured_Graph",
@@ -252,8 +252,12 @@ class GraphDumper:
         if entry.fns:
             for src, fn in entry.fns:
                 self._link(c, entry, src, fn)
-        else:
+        elif entry.stage == "kernel":  # Inductor's module: imports its own names, has its own main
             entry.path = session.write(entry.file, self._header(c, k, entry) + as_valid_python(entry.payload))
+        else:
+            body = as_valid_python(entry.payload)
+            entry.path = session.write(entry.file, self._header(c, k, entry) + graph_runner.prologue(
+                adapter.fx_imports()) + body + graph_runner.epilogue(graph_runner.input_specs(body)))
 
     def _header(self, c, k, entry, linked=False):
         what = {
@@ -280,12 +284,13 @@ class GraphDumper:
 
     def _link(self, c, entry, src, fn):
         """Write the stage file as the exact source of ``fn`` and point ``fn`` at it."""
-        header = self._header(c, entry.k, entry, linked=True)
+        header = self._header(c, entry.k, entry, linked=True) + graph_runner.prologue(adapter.fx_imports())
         readable = "\n".join("# " + line for line in entry.payload.splitlines())
-        text = "%s%s\n\n\n# The same graph with shapes, as torch printed it:\n%s\n" % (
+        text = "%s%s\n\n\n# The same graph with shapes, as torch printed it:\n%s\n%s" % (
             header,
             src.rstrip("\n"),
             readable,
+            graph_runner.epilogue(graph_runner.input_specs(as_valid_python(entry.payload))),
         )
         entry.path = self.session.write(entry.file, text)
         code = fn.__code__
