@@ -20,6 +20,7 @@ What is used, and why:
 * ``torch._guards.CompileContext`` -- the compile id of the frame being compiled.
 """
 import logging
+import os
 import sys
 import warnings
 
@@ -153,28 +154,57 @@ def compile_id_of_entry(entry):
             return None
 
 
-def frame_globals_being_compiled(code):
-    """The globals dict of the frame Dynamo is converting right now.
+def _compile_frame_locals(code):
+    """The locals of Dynamo's ``_compile`` frame converting ``code`` right now, or None.
 
-    The bytecode hook is not given the frame; its caller (``convert_frame``) holds it as a
-    local named ``frame`` (or ``globals`` next to ``code``). We walk up the Python stack
-    looking for that, so that names the recompiled code needs can be bound in the same
-    dict Dynamo installs ``__compiled_fn_*`` into.
+    The bytecode hook is not given the frame; its caller holds it as a local named
+    ``frame`` (or ``globals`` next to ``code``, with ``compiler_fn``). We walk up the
+    Python stack looking for that.
     """
-    frame = sys._getframe(1)
+    frame = sys._getframe(2)
     depth = 0
     while frame is not None and depth < 60:
         local_vars = frame.f_locals
         candidate = local_vars.get("frame")
         if candidate is not None and getattr(candidate, "f_code", None) is code:
-            g = getattr(candidate, "f_globals", None)
-            if isinstance(g, dict):
-                return g
-        g = local_vars.get("globals")
-        if isinstance(g, dict) and local_vars.get("code") is code:
-            return g
+            return local_vars
+        if isinstance(local_vars.get("globals"), dict) and local_vars.get("code") is code:
+            return local_vars
         frame = frame.f_back
         depth += 1
+    return None
+
+
+def frame_globals_being_compiled(code):
+    """The globals dict of the frame Dynamo is converting right now (where it installs
+    ``__compiled_fn_*``), so that names the recompiled code needs can be bound there."""
+    local_vars = _compile_frame_locals(code)
+    if local_vars is None:
+        return None
+    g = getattr(local_vars.get("frame"), "f_globals", None)
+    if isinstance(g, dict) and getattr(local_vars.get("frame"), "f_code", None) is code:
+        return g
+    g = local_vars.get("globals")
+    return g if isinstance(g, dict) else None
+
+
+def backend_being_compiled(code):
+    """The registered name of the backend compiling ``code`` right now ('eager',
+    'aot_eager', 'inductor', ...), or None when unknown (a user's own backend function)."""
+    local_vars = _compile_frame_locals(code)
+    fn = local_vars.get("compiler_fn") if local_vars is not None else None
+    seen = 0
+    while hasattr(fn, "_torchdynamo_orig_backend") and seen < 20:
+        fn, seen = fn._torchdynamo_orig_backend, seen + 1
+    if fn is None:
+        return None
+    name = getattr(fn, "compiler_name", None)  # torch.compile's inductor wrapper
+    if isinstance(name, str):
+        return name
+    registry = _resolve("torch._dynamo.backends.registry._COMPILER_FNS")
+    for key, value in (registry or {}).items():
+        if value is fn:
+            return key
     return None
 
 
@@ -393,3 +423,59 @@ def distributed_rank():
         pass
     return None
 
+
+
+def user_stack(limit=12):
+    """The calling program's frames (outermost first) as ``(file, line, function)``,
+    leaving out torch's, depyf's and the import machinery's: where a compile was triggered."""
+    skip = (os.path.dirname(torch.__file__) + os.sep,
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
+    frames = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(skip) and not filename.startswith("<frozen"):
+            frames.append((filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    return frames[:limit][::-1]
+
+
+METRIC_EVENTS = ("compilation_metrics", "bwd_compilation_metrics")
+
+
+def compile_times(metrics):
+    """Seconds per phase from a compilation-metrics event (torch's CompilationMetrics):
+    {'total', 'dynamo', 'aot', 'inductor'}; a phase torch did not time is left out."""
+    def seconds(key, scale):
+        value = metrics.get(key) if isinstance(metrics, dict) else None
+        return value / scale if isinstance(value, (int, float)) else None
+
+    times = {
+        "total": seconds("entire_frame_compile_time_s", 1.0),
+        "backend": seconds("backend_compile_time_s", 1.0),
+        "aot": seconds("aot_autograd_cumulative_compile_time_us", 1e6),
+        "inductor": seconds("inductor_cumulative_compile_time_us", 1e6),
+    }
+    if times["total"] is not None and times["backend"] is not None:
+        times["dynamo"] = max(times["total"] - times["backend"], 0.0)
+    return {k: v for k, v in times.items() if v is not None}
+
+
+def fx_imports():
+    """The import lines FX's generated code relies on (``torch.fx.graph._custom_builtins``:
+    ``import torch``, ``from torch import device``, ``from math import inf``...)."""
+    builtins = _resolve("torch.fx.graph._custom_builtins")
+    if not isinstance(builtins, dict):
+        missing("torch.fx.graph._custom_builtins", "graph files import torch only")
+        return ["import torch"]
+    lines = [getattr(v, "import_str", None) for v in builtins.values()]
+    return [line for line in lines if isinstance(line, str)] or ["import torch"]
+
+
+def dtype_from_abbr(abbr):
+    """The dtype of FX's printed abbreviation (``f32``, ``i64``, ``b8``...)."""
+    abbrs = _resolve("torch.fx.graph.dtype_abbrs")
+    for dtype, text in (abbrs or {}).items():
+        if text == abbr:
+            return dtype
+    raise ValueError("unknown dtype abbreviation %r" % abbr)

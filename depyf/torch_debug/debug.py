@@ -1,5 +1,7 @@
 """``debug()``: run the program with the dumped code, pausing once for breakpoints."""
 import contextlib
+import os
+import pdb
 import sys
 
 from .prepare import DumpContext, capture
@@ -30,11 +32,37 @@ def _debug():
             "depyf.debug() replays the dump of an earlier `with depyf.prepare_debug(dir):` "
             "block in this process; run one first."
         )
-    with capture(session.root, func="debug"):
+    with capture(session.root, func="debug"), _pdb_finds_dump_files(session.dir):
         sys.stderr.write(
             "depyf: paused so you can set breakpoints in the files of %s (start with "
-            "full_code_for_*.py; __transformed_code_*.py and linked __compiled_fn_*.py files "
-            "are the running code). Continue to run the program.\n" % session.dir
+            "full_code_for_*.py; __transformed_code_*.py files and the __compiled_fn_*.py files "
+            "whose header says breakpoints are hit are the running code). Continue to run the "
+            "program.\n" % session.dir
         )
         breakpoint()  # noqa: T100 -- the documented pause; PYTHONBREAKPOINT=0 skips it
         yield
+
+
+@contextlib.contextmanager
+def _pdb_finds_dump_files(dump_dir):
+    """Let pdb's ``b <file>:<line>`` take a dump file as the user sees it: relative to the
+    current directory (``b dump_src_dir/__transformed_code_0_for_f.py:12``) or by its bare
+    name in the dump folder. pdb itself looks relative names up only along ``sys.path``;
+    the program's ``sys.path`` is left as it is (changing it would change its imports)."""
+    original = pdb.Pdb.lookupmodule
+
+    def lookupmodule(self, filename, *args, **kwargs):
+        found = original(self, filename, *args, **kwargs)
+        if found is not None or not filename.endswith(".py"):
+            return found
+        for candidate in (os.path.abspath(filename), os.path.join(dump_dir, filename)):
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    pdb.Pdb.lookupmodule = lookupmodule
+    try:
+        yield
+    finally:
+        if pdb.Pdb.lookupmodule is lookupmodule:
+            pdb.Pdb.lookupmodule = original

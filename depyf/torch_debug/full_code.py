@@ -19,7 +19,7 @@ import inspect
 import textwrap
 
 from ..decompiler.api import Decompiler
-from . import adapter, guards, readable
+from . import adapter, compile_info, guards, readable
 from .graphs import as_valid_python
 from .transformed_code import (
     compiled_fn_number,
@@ -85,6 +85,8 @@ def full_code_text(session, root, codes):
         "# guard passes. Graphs `__compiled_fn_<K>` are in the files __compiled_fn_<K>.*.py.",
         "# Guard functions use torch's guard helpers: exec them in",
         "# depyf.torch_debug.guards.guard_namespace(cache_entry) to run them.",
+        "from __future__ import annotations  # the original's annotations name the module's types",
+        "import torch",
         "",
     ]
     src = original_source(root)
@@ -109,7 +111,10 @@ def full_code_text(session, root, codes):
             if record is not None:
                 lines.append("# cache entry %d: file %s (%s)" % (
                     j, record.file_name, "the running code" if record.used else "NOT the running code: " + record.reason.splitlines()[0]))
+                lines.extend(getattr(record, "links", []))
                 lines.extend(record.notes)
+                if record.compile_key:
+                    lines.extend(compile_info.cost_lines(session, "%s/%s" % tuple(record.compile_key[:2])))
                 used_ks.extend(record.compiled_fns)
             else:
                 lines.append("# cache entry %d: compiled before prepare_debug; readable copy only" % j)

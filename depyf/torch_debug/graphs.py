@@ -33,7 +33,7 @@ debugger breakpoints in e.g. ``__compiled_fn_1.Forward_graph.0.py`` (aot_eager) 
 """
 import re
 
-from . import adapter
+from . import adapter, graph_runner
 
 STAGES = {
     "dynamo_output_graph": "Captured_Graph",
@@ -121,6 +121,27 @@ def relocate(code, filename, line_offset):
     )
 
 
+# (backend, stage) whose linked graph code is what runs when the compiled graph is called
+# (measured with pdb sessions under debug(): tests/torch_debug/test_debug_headers.py)
+RUNS = {("eager", "Captured_Graph"), ("aot_eager", "Forward_graph"), ("aot_eager", "Backward_graph")}
+_RUNS_TEXT = "graph files that run: Captured_Graph under eager, Forward/Backward_graph under aot_eager"
+
+
+def running_lines(stage, backend, linked):
+    """What a graph file's header may truthfully say about breakpoints, for its backend."""
+    if linked and (backend, stage) in RUNS:
+        return ["# Under the %s backend this file is the code that runs for this graph: "
+                "breakpoints here are hit." % backend]
+    if linked and backend is None:
+        return ["# The graph's code was compiled from this file; whether it runs depends on the "
+                "backend (%s)." % _RUNS_TEXT]
+    if stage == "kernel":
+        return ["# A copy for reading: Inductor runs this code from its own cache file, so "
+                "breakpoints here are not hit."]
+    return ["# A copy for reading: under the %s backend this graph's code does not run, so "
+            "breakpoints here are not hit (%s)." % (backend or "this", _RUNS_TEXT)]
+
+
 class _Entry:
     __slots__ = ("stage", "event", "payload", "k", "file", "path", "offset", "names", "fns")
 
@@ -138,6 +159,7 @@ class _Compile:
         self.ks = None
         self.function = None
         self.transformed_file = None
+        self.backend = None  # registered backend name, None if unknown
         self.pending = []  # FX sources not matched yet: (names, src, function)
 
 
@@ -167,13 +189,14 @@ class GraphDumper:
             if c.ks is not None:
                 self._write(c, len(c.slots) - 1, entry)
 
-    def compiled(self, key, ks, original, transformed_file=None):
+    def compiled(self, key, ks, original, transformed_file=None, backend=None):
         """Called by the bytecode hook: compile ``key`` calls graphs ``ks`` (sorted)."""
         if key is None:
             return
         with self.session.lock:
             c = self.compiles.setdefault(key[:2], _Compile())
             c.ks, c.function, c.transformed_file = list(ks), original.co_name, transformed_file
+            c.backend = backend
             for i, slot in enumerate(c.slots):
                 for entry in slot:
                     if entry.file is None:
@@ -245,8 +268,12 @@ class GraphDumper:
         if entry.fns:
             for src, fn in entry.fns:
                 self._link(c, entry, src, fn)
-        else:
+        elif entry.stage == "kernel":  # Inductor's module: imports its own names, has its own main
             entry.path = session.write(entry.file, self._header(c, k, entry) + as_valid_python(entry.payload))
+        else:
+            body = as_valid_python(entry.payload)
+            entry.path = session.write(entry.file, self._header(c, k, entry) + graph_runner.prologue(
+                adapter.fx_imports()) + body + graph_runner.epilogue(graph_runner.input_specs(body)))
 
     def _header(self, c, k, entry, linked=False):
         what = {
@@ -262,10 +289,7 @@ class GraphDumper:
             "# Called as __compiled_fn_%d by %s (compile %s)."
             % (k, c.transformed_file or "the transformed code of %s" % c.function, self._cid(c)),
         ]
-        if linked:
-            lines.append(
-                "# This file is the code that runs for this graph: breakpoints here are hit."
-            )
+        lines.extend(running_lines(entry.stage, c.backend, linked))
         lines.extend(self._cache_note(c, entry))
         return "\n".join(lines) + "\n"
 
@@ -294,12 +318,13 @@ class GraphDumper:
 
     def _link(self, c, entry, src, fn):
         """Write the stage file as the exact source of ``fn`` and point ``fn`` at it."""
-        header = self._header(c, entry.k, entry, linked=True)
+        header = self._header(c, entry.k, entry, linked=True) + graph_runner.prologue(adapter.fx_imports())
         readable = "\n".join("# " + line for line in entry.payload.splitlines())
-        text = "%s%s\n\n\n# The same graph with shapes, as torch printed it:\n%s\n" % (
+        text = "%s%s\n\n\n# The same graph with shapes, as torch printed it:\n%s\n%s" % (
             header,
             src.rstrip("\n"),
             readable,
+            graph_runner.epilogue(graph_runner.input_specs(as_valid_python(entry.payload))),
         )
         entry.path = self.session.write(entry.file, text)
         code = fn.__code__

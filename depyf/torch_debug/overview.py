@@ -11,9 +11,9 @@ import linecache
 import pprint
 import re
 
-from . import adapter
+from . import adapter, compile_info
 
-EVENTS = ("dynamo_graph_break_reason", "recompile_reasons")
+EVENTS = ("dynamo_graph_break_reason", "recompile_reasons") + adapter.METRIC_EVENTS
 
 
 class GraphBreak:
@@ -22,6 +22,8 @@ class GraphBreak:
         self.title, self.explanation = title, explanation
         self.count = 0
         self.compile_ids = []
+        self.hints = []  # torch's "Hint:" lines
+        self.url = ""  # torch's documentation page of this graph break
 
     def source_line(self):
         return linecache.getline(self.filename, self.line).strip() if self.filename else ""
@@ -45,6 +47,13 @@ def parse_graph_break(payload):
         title,
         expl.group(1).strip() if expl else "",
     )
+
+
+def parse_hints(payload):
+    """(hint texts, documentation URL) from torch's graph-break text."""
+    hints = [h.strip() for h in re.findall(r"^\s*Hint: (.*)$", payload, re.M)]
+    url = re.search(r"(https?://\S+/gb/gb\d+\.html)", payload)
+    return hints, url.group(1) if url else ""
 
 
 def parse_recompile(payload):
@@ -89,6 +98,10 @@ class OverviewCollector:
                     gb = s.graph_breaks[k] = GraphBreak(gb_id, filename, line, title, expl)
                 gb.count += 1
                 gb.compile_ids.append(cid)
+                if not gb.url:
+                    gb.hints, gb.url = parse_hints(payload)
+            elif event in adapter.METRIC_EVENTS:
+                compile_info.on_metrics(s, event, cid, record_meta.get(event))
             elif event == "recompile_reasons" and payload is not None:
                 for reason in parse_recompile(payload):
                     s.recompiles.append((cid, reason))
@@ -110,6 +123,9 @@ def notes_for(session, compile_key):
                 lines.append("# Graph break: %s %s at %s:%s" % (gb.gb_id, gb.title, gb.filename, gb.line))
                 if gb.source_line():
                     lines.append("#     %s" % gb.source_line())
+                lines.extend("#     Hint: %s" % h for h in gb.hints)
+                if gb.url:
+                    lines.append("#     Documentation: %s" % gb.url)
     return lines
 
 
@@ -134,6 +150,8 @@ def overview_data(session):
             "source_line": gb.source_line(),
             "count": gb.count,
             "compile_ids": gb.compile_ids,
+            "hints": gb.hints,
+            "documentation": gb.url,
         }
         for gb in session.graph_breaks.values()
     ]
@@ -142,6 +160,7 @@ def overview_data(session):
         "transformed_code": functions,
         "graph_breaks": breaks,
         "recompiles": recompiles,
+        "compiles": compile_info.data(session),
         "graph_files": {"__compiled_fn_%d" % k: v for k, v in sorted(session.compiled_fn_files.items())},
         "counts": {
             "decompiled_and_running": sum(1 for r in session.records if r.used),
@@ -172,13 +191,40 @@ def overview_text(session):
             lines.append("#      %s" % b["source_line"])
         if b["explanation"]:
             lines.append("#      %s" % b["explanation"])
+        lines.extend("#      Hint: %s" % h for h in b["hints"])
+        if b["documentation"]:
+            lines.append("#      Documentation: %s" % b["documentation"])
     lines.append("#")
     lines.append("# == recompiles (the guard that failed) ==")
     for r in data["recompiles"]:
         lines.extend(comment_lines(r["failed_guard"], "#  compile %s: " % r["compile_id"], "#      "))
+    lines.append("#")
+    lines.extend(_compile_section(session, data))
     lines.append("")
     lines.append("OVERVIEW = " + pprint.pformat(data, width=100, sort_dicts=False))
     return "\n".join(lines) + "\n"
+
+
+def _compile_section(session, data):
+    """Per compile: function and file, where it was triggered, its times, why it was compiled
+    again, and its graph breaks."""
+    lines = ["# == compiles (trigger stack, compile time, recompile reasons, graph breaks) =="]
+    for f in data["transformed_code"]:
+        cid = f["compile_id"]
+        info = data["compiles"].get(cid, {})
+        lines.append("#  compile %s: %s -> %s" % (cid, f["function"], f["file"]))
+        if info.get("trigger"):
+            lines.append("#      triggered from (outermost first):")
+            lines.extend("#        %s" % frame for frame in info["trigger"])
+        lines.extend("#      " + line[2:] for line in compile_info.cost_lines(session, cid))
+        for r in data["recompiles"]:
+            if r["compile_id"] == cid:
+                lines.append("#      recompiled because: %s" % " ".join(str(r["failed_guard"]).split()))
+        for b in data["graph_breaks"]:
+            if cid in b["compile_ids"]:
+                lines.append("#      graph break %s %s at %s%s" % (
+                    b["id"], b["reason"], b["where"], " (%s)" % b["documentation"] if b["documentation"] else ""))
+    return lines
 
 
 def write(session):

@@ -108,6 +108,11 @@ class DumpSession:
         self.recompiles = []  # (compile id text, function name, reason text)
         self.compiled_fn_files = {}  # K -> [file names]
         self.full_code_index = {}  # id(user function code) -> n of full_code_for_<fn>_<n>.py
+        self.resume_links = {}  # id(resume code) -> [resume.ResumeLink] (who calls it, as what)
+        self.triggers = {}  # compile id text -> [(file, line, function)], outermost first
+        self.compile_times = {}  # compile id text -> {'forward'|'backward': {phase: seconds}}
+        self.used_files = set()  # transformed-code file names given to a record
+        self.reserved_files = {}  # id(resume code) -> its first file name, reserved by the caller
         self.active = False
 
     # ---- directory -------------------------------------------------------------------

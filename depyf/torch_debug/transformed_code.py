@@ -34,7 +34,7 @@ import tokenize
 
 from .. import errors
 from ..decompiler.api import Decompiler
-from . import adapter, equivalence, overview, readable
+from . import adapter, compile_info, equivalence, overview, readable, resume
 from .graphs import compiles
 
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
@@ -76,6 +76,7 @@ class TransformedRecord:
         self.source_folded = False  # source is the folded text (the readable copy skips folding)
         self.compiled_fns = []  # K numbers this code calls
         self.notes = []  # why it was compiled / where it broke, as comment lines
+        self.links = []  # header lines linking resume functions (callers and callee)
 
 
 def _kept_names(original, dynamo_code):
@@ -210,6 +211,7 @@ def _header(record, used, extra_lines):
     else:
         lines.append("# NOT the running code: Dynamo's own bytecode runs instead, because")
         lines.extend("#   " + line for line in record.reason.splitlines())
+    lines.extend(record.links)
     lines.extend(record.notes)
     lines.extend(extra_lines)
     return "\n".join(lines) + "\n"
@@ -247,10 +249,14 @@ class TransformedCodeHook:
                     resume_code = getattr(fn, "__code__", None)
                     if resume_code is not None:
                         session.note_original(resume_code, parent=code)
+        compile_info.note_trigger(session, key, adapter.user_stack())
         record = self._new_record(code, new_code, key)
+        record.links = resume.callee_lines(session, code) + resume.caller_lines(resume.resume_links(
+            session, code, record.file_name, new_code.co_names, frame_globals, self._reserve))
         if self.graph_dumper is not None:
-            self.graph_dumper.compiled(key, record.compiled_fns, code, record.file_name)
-        record.notes = overview.notes_for(session, key)
+            self.graph_dumper.compiled(key, record.compiled_fns, code, record.file_name,
+                                       adapter.backend_being_compiled(code))
+        record.notes = compile_info.trigger_line(session, key) + overview.notes_for(session, key)
         replacement = None
         try:
             replacement = self._build(record, code, new_code, uuid_names, frame_globals)
@@ -285,11 +291,27 @@ class TransformedCodeHook:
         self._write_fallback(record, warn=False)
         session.add_record(record)
 
+    def _reserve(self, code):
+        """The file name of ``code``'s first transformed code, reserved when a caller names it
+        (so the caller's header can link to it before it runs)."""
+        with self.session.lock:
+            name = self.session.reserved_files.get(id(code))
+            if name is None:
+                name = self.session.reserved_files[id(code)] = self._file_name(code)
+            return name
+
+    def _file_name(self, code):
+        part = name_part(code.co_name)
+        return "__transformed_code_%d_for_%s.py" % (self.session.next_index(("transformed", part)), part)
+
     def _new_record(self, original, new_code, key):
-        """A record named ``__transformed_code_<i>_for_<fn>`` (i counts per function name)."""
-        part = name_part(original.co_name)
-        index = self.session.next_index(("transformed", part))
-        file_name = "__transformed_code_%d_for_%s.py" % (index, part)
+        """A record named ``__transformed_code_<i>_for_<fn>`` (i counts per function name;
+        a resume function's first file has the name its caller reserved)."""
+        with self.session.lock:
+            file_name = self.session.reserved_files.get(id(original))
+            if file_name is None or file_name in self.session.used_files:
+                file_name = self._file_name(original)
+            self.session.used_files.add(file_name)
         record = TransformedRecord(original, new_code, file_name[:-3], file_name, key)
         record.compiled_fns = sorted(
             {compiled_fn_number(n) for n in new_code.co_names if compiled_fn_number(n) is not None}

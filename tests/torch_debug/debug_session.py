@@ -13,6 +13,17 @@ def main(f):
     return torch.stack(outs)
 
 
+def main_grad(f):
+    """With a backward pass (AOTAutograd then makes Forward and Backward graphs)."""
+    torch.manual_seed(0)
+    grads = []
+    for _ in range(4):
+        a = torch.randn(10, requires_grad=True)
+        f(a, torch.randn(10)).sum().backward()
+        grads.append(a.grad)
+    return torch.stack(grads)
+
+
 if __name__ == "__main__":
     dump, backend = sys.argv[1], sys.argv[2]
     if len(sys.argv) > 3 and sys.argv[3] == "stand-in":
@@ -22,9 +33,10 @@ if __name__ == "__main__":
         from test_replacement import TOY_MAIN, TOY_RESUME, stand_in_decompiler
 
         transformed_code.Decompiler = stand_in_decompiler(TOY_MAIN, only="toy_example", resume_template=TOY_RESUME)
+    run = main_grad if "grad" in sys.argv[3:] else main
     f = torch.compile(toy_example, backend=backend)
     with depyf.prepare_debug(dump):
-        first = main(f)
+        first = run(f)
     with depyf.debug():
-        second = main(f)
+        second = run(f)
     print("DEBUG-SESSION-DONE", torch.equal(first, second), flush=True)

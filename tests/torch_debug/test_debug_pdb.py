@@ -29,8 +29,8 @@ CASES = [
 
 
 class PdbDriver:
-    def __init__(self, args, env):
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, args, env, cwd=None):
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd,
                                      stderr=subprocess.STDOUT, text=True, env=env, bufsize=0)
         self.chunks = queue.Queue()
         self.transcript = ""

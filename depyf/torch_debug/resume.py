@@ -1,0 +1,84 @@
+"""Links between a transformed function and the resume functions it calls.
+
+At a graph break Dynamo's code ends with ``return __resume_at_<offset>_<n>(...)``: a global
+holding a generated function (``torch_dynamo_resume_in_<fn>_at_<line>``) that continues the
+user's function at bytecode ``<offset>`` of the code being compiled. Two branches of one
+``if`` give two resume functions with the same name, so the name alone cannot say which
+file is which. When the calling code is compiled we therefore
+
+* reserve the dump file name of each resume function it calls (in the order the calls
+  appear), so the caller's header can name the file before the resume function runs, and
+* record where each one continues (the user's file, line and source text at ``<offset>``),
+
+and both headers say it: the caller lists ``__resume_at_102_2 -> <file> (continues at
+...)``; the resume file says which global it is, who calls it, and where it continues.
+"""
+import linecache
+import os
+import re
+
+_RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
+
+
+class ResumeLink:
+    __slots__ = ("global_name", "code", "caller_file", "where", "file_name")
+
+    def __init__(self, global_name, code, caller_file, where, file_name):
+        self.global_name, self.code, self.caller_file = global_name, code, caller_file
+        self.where, self.file_name = where, file_name
+
+
+def continues_at(code, offset):
+    """``file:line `source``` of the instruction at ``offset`` in ``code`` ('' if unknown)."""
+    line = None
+    for start, end, lineno in code.co_lines():
+        if start <= offset < end:
+            line = lineno
+            break
+    if line is None:
+        return ""
+    text = linecache.getline(code.co_filename, line).strip()
+    where = "%s:%d" % (os.path.basename(code.co_filename), line)
+    return "%s `%s`" % (where, text) if text else where
+
+
+def resume_links(session, caller_code, caller_file, names, frame_globals, reserve):
+    """ResumeLinks for the ``__resume_at_*`` globals in ``names`` (the transformed code's
+    co_names, in order)."""
+    links = []
+    for name in names:
+        m = _RESUME.match(name)
+        fn = frame_globals.get(name) if (m and frame_globals is not None) else None
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            continue
+        where = continues_at(caller_code, int(m.group(1)))
+        link = ResumeLink(name, code, caller_file, where, reserve(code))
+        links.append(link)
+        with session.lock:
+            session.resume_links.setdefault(id(code), []).append(link)
+    return links
+
+
+def caller_lines(links):
+    """Header lines of a transformed file that calls resume functions."""
+    if not links:
+        return []
+    lines = ["# Resume functions it calls (after the graph break), each in its own file:"]
+    for link in links:
+        lines.append("#   %s -> %s%s" % (
+            link.global_name, link.file_name,
+            " (continues at %s)" % link.where if link.where else ""))
+    return lines
+
+
+def callee_lines(session, code):
+    """Header lines of a resume function's file: which global it is, who calls it, where it
+    continues the user's function."""
+    with session.lock:
+        links = list(session.resume_links.get(id(code), ()))
+    lines = []
+    for link in links:
+        lines.append("# This is %s, called by %s; it continues at %s." % (
+            link.global_name, link.caller_file, link.where or "(line unknown)"))
+    return lines
