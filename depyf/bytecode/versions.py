@@ -287,3 +287,18 @@ STARTS_LINE_IS_FLAG = PY >= (3, 13)
 # the line table (co_lnotab becomes derived from it) and 3.11 the qualified name.
 CODE_LOCATION_FIELDS = (("co_qualname", "co_linetable") if PY >= (3, 11) else
                         ("co_linetable",) if PY >= (3, 10) else ("co_lnotab",))
+
+# == Python 3.14 (issue 11): reading its bytecode =======================================
+# 3.14 adds a super-instruction of two borrowed local reads (LOAD_FAST_BORROW: a
+# LOAD_FAST that skips the reference count, which the decompiler reads as LOAD_FAST).
+if PY >= (3, 14):
+    SUPER_INSTRUCTIONS["LOAD_FAST_BORROW_LOAD_FAST_BORROW"] = ("LOAD_FAST_BORROW",
+                                                                "LOAD_FAST_BORROW")
+# Jumps whose argument counts backward (3.11+); 3.14's END_ASYNC_FOR takes the offset of
+# its SEND loop as a backward jump argument (``dis`` writes ``from L<n>``).
+BACKWARD_JUMPS = frozenset(["JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"]
+                           + (["END_ASYNC_FOR"] if PY >= (3, 14) else []))
+JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
+# 3.14's ``dis`` names the argument of these in argrepr: LOAD_COMMON_CONSTANT's object
+# (a class by its name), LOAD_SPECIAL's method name, IS_OP's / CONTAINS_OP's operator.
+DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
