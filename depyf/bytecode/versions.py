@@ -296,9 +296,20 @@ if PY >= (3, 14):
                                                                 "LOAD_FAST_BORROW")
 # Jumps whose argument counts backward (3.11+); 3.14's END_ASYNC_FOR takes the offset of
 # its SEND loop as a backward jump argument (``dis`` writes ``from L<n>``).
+# (3.11's backward conditional jumps, POP_JUMP_BACKWARD_IF_*, count backward too.)
 BACKWARD_JUMPS = frozenset(["JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"]
+                           + [name for name in COND_JUMP_ALIASES if "_BACKWARD_" in name]
                            + (["END_ASYNC_FOR"] if PY >= (3, 14) else []))
 JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
 # 3.14's ``dis`` names the argument of these in argrepr: LOAD_COMMON_CONSTANT's object
 # (a class by its name), LOAD_SPECIAL's method name, IS_OP's / CONTAINS_OP's operator.
 DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
+
+# == Python 3.14 (issue 11): the verifier (normalize, equivalence checker) ==============
+# 3.14 marks a docstring with the code flag CO_HAS_DOCSTRING (``inspect.CO_HAS_DOCSTRING``);
+# without it ``co_consts[0]`` is just the first constant the compiler met (also one that
+# folding or LOAD_SMALL_INT left unreferenced). Before 3.14 a function's ``co_consts[0]``
+# is its docstring or None. 0: no such flag.
+DOCSTRING_FLAG = 0x4000000 if PY >= (3, 14) else 0
+# 3.14 loads the ints 0..255 with LOAD_SMALL_INT (the value is the argument), no constant.
+SMALL_INT_LOADS = frozenset(["LOAD_SMALL_INT"] if PY >= (3, 14) else [])
