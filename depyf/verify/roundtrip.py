@@ -126,7 +126,10 @@ def _wrappers(target):
     function binds the target's free variables. An enclosing scope without a name a def
     can have (a 3.12+ ``<generic parameters of f>``) becomes ``__depyf_outer__``.
     """
-    free = [name for name in target.code.co_freevars if name != "__class__"]
+    # ``__class__`` comes from an enclosing class (its implicit cell); with no class
+    # around, it is a variable of an enclosing function like any other free name.
+    in_class = any(kind == "class" for kind, _ in target.scopes)
+    free = [name for name in target.code.co_freevars if name != "__class__" or not in_class]
     blocks = [
         (kind, name if name.isidentifier() else OUTER_NAME, [])
         for kind, name in target.scopes
