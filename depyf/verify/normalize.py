@@ -23,8 +23,11 @@ Instructions (from ``dis.get_instructions``, one ``Instr(opname, arg)`` each):
   - 3.13's super-instructions ``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST`` and
     ``STORE_FAST_STORE_FAST`` (3.14: ``LOAD_FAST_BORROW_LOAD_FAST_BORROW`` too) are split
     into their two halves: the compiler only fuses two instructions that carry the same
-    line number, so fusing is a line-number artifact. (3.14's ``LOAD_FAST_BORROW`` stays
-    distinct from ``LOAD_FAST``: the compiler chooses it from the instructions alone.)
+    line number, so fusing is a line-number artifact.
+  - 3.14's ``LOAD_FAST_BORROW`` is recorded as ``LOAD_FAST``: it reads the same variable
+    and only skips the reference count where the compiler proved the frame keeps the
+    object alive, a proof it makes or not for the same instructions depending on block
+    boundaries (a dead ``if 0: pass`` before the read is enough to lose it).
   - line numbers and positions are not part of the record at all; the one line number
     that is an operand (3.13+ class bodies: ``__firstlineno__ = <int>``; 3.14 loads it
     with ``LOAD_SMALL_INT`` below 256) is masked to one ``LOAD_CONST``.
@@ -79,6 +82,7 @@ CONST_OPS = frozenset(dis.opname[op] for op in dis.hasconst if op < len(dis.opna
 HAS_EXCEPTION_TABLE = V.HAS_EXCEPTION_TABLE
 DOCSTRING_FLAG = V.DOCSTRING_FLAG
 SMALL_INT_LOADS = V.SMALL_INT_LOADS
+BORROWED = V.BORROWED_LOADS
 
 
 SUPER_INSTRUCTIONS = V.SUPER_INSTRUCTIONS
@@ -108,8 +112,8 @@ def normalize(code):
         if ins.opname in SUPER_INSTRUCTIONS:
             first, second = SUPER_INSTRUCTIONS[ins.opname]
             a, b = ins.argval
-            instructions.append(Instr(first, (a, a)))
-            instructions.append(Instr(second, (b, b)))
+            instructions.append(Instr(BORROWED.get(first, first), (a, a)))
+            instructions.append(Instr(BORROWED.get(second, second), (b, b)))
             continue
         if ins.arg is None:
             arg = None
@@ -120,7 +124,7 @@ def normalize(code):
             arg = normalize_const(code.co_consts[ins.arg])
         else:
             arg = (ins.argval, ins.argrepr)
-        instructions.append(Instr(ins.opname, arg))
+        instructions.append(Instr(BORROWED.get(ins.opname, ins.opname), arg))
     _mask_class_firstlineno(instructions)
     return NormalizedCode(
         name=code.co_name,

@@ -96,6 +96,29 @@ class time_limit:
         return False
 
 
+def original_texts(source):
+    """A ``decompile(code)`` that returns the original text of the def ``code`` was
+    compiled from (found by name and first line, decorators left out), dedented without
+    touching multi-line strings: the round trip's harness, and the checker's mutation
+    test without the decompiler (``mutation --original-source``), run on it."""
+    import ast
+    defs = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            defs[(node.name, first)] = node
+    all_lines = source.splitlines(True)
+
+    def decompile(code):
+        node = defs[(code.co_name, code.co_firstlineno)]
+        lines = all_lines[node.lineno - 1:node.end_lineno]
+        inside = _multiline_token_lines("".join(lines))
+        cut = node.col_offset
+        return "".join(line if i in inside else (line[cut:] if line.strip() else "\n")
+                       for i, line in enumerate(lines, 1))
+    return decompile
+
+
 def _multiline_token_lines(text):
     """1-based numbers of lines that continue a token begun on an earlier line."""
     inside = set()

@@ -137,6 +137,16 @@ def test_class_body_first_line_is_not_compared():
     assert differ(func(source), func(other))
 
 
+def test_a_borrowed_read_is_a_read():
+    # 3.14 borrows the reference in the first (LOAD_FAST_BORROW), not after a dead test
+    plain = func("def f(x):\n    return x\n")
+    assert same(plain, func("def f(x):\n    if 0:\n        pass\n    return x\n"))
+    assert differ(plain, func("def f(x, y):\n    return y\n", ))
+    pair = func("def f(x, y):\n    return x + y\n")
+    assert same(pair, func("def f(x, y):\n    if 0:\n        pass\n    return x + y\n"))
+    assert differ(pair, func("def f(x, y):\n    return y + x\n"))
+
+
 def test_the_docstring_slot_holds_a_docstring_only():
     # 3.14: without CO_HAS_DOCSTRING, co_consts[0] is the first constant the compiler met,
     # here 2 or the 1 that folding left unreferenced; the instructions are the same
