@@ -119,6 +119,22 @@ def original_texts(source):
     return decompile
 
 
+_ORIGINAL_TEXTS = {}
+
+
+def original_source(code):
+    """``--decompiler depyf.verify.roundtrip:original_source``: the original text of the
+    def ``code`` came from, read from the file ``co_filename`` names (a stdlib zip
+    archive too). The harness and the normalization measured without the decompiler:
+    everything but a lambda or comprehension outside a def (no def text) must be
+    bytecode-equal."""
+    from .stdlib_corpus import read_source
+    path = code.co_filename
+    if path not in _ORIGINAL_TEXTS:
+        _ORIGINAL_TEXTS[path] = original_texts(read_source(path))
+    return _ORIGINAL_TEXTS[path](code)
+
+
 def _multiline_token_lines(text):
     """1-based numbers of lines that continue a token begun on an earlier line."""
     inside = set()

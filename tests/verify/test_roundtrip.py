@@ -15,7 +15,7 @@ import pytest
 
 from depyf.verify import __main__ as cli
 from depyf.verify import collect_targets, run, stdlib_corpus
-from depyf.verify.roundtrip import check, time_limit, wrap_source
+from depyf.verify.roundtrip import check, original_source, time_limit, wrap_source
 
 SAMPLE_MODULE = '''
 import os.path
@@ -184,6 +184,14 @@ def test_a_slow_decompile_is_cut_off(sample):
     r = check(targets[0], slow, timeout=0.2)
     assert time.perf_counter() - start < 2
     assert r.stage == "decompile" and r.category.startswith("DecompileTimeout")
+
+
+def test_the_original_source_of_corpus_defs_round_trips():
+    # --decompiler depyf.verify.roundtrip:original_source: the harness and the
+    # normalization without the decompiler, on this version's stdlib
+    results, _, _ = run(["bisect", "textwrap"], decompile=original_source)
+    assert results and all(r.equal for r in results), [
+        (r.qualname, r.reason) for r in results if not r.equal]
 
 
 def test_every_corpus_module_is_a_source_file_here():
