@@ -182,8 +182,10 @@ FINALLY_COPIED_PER_EXIT = (3, 9) <= PY < (3, 11)
 LOAD_FAST_CHECKS = PY < (3, 12)
 
 # An exhausted FOR_ITER jumps past its target: 3.12 skips END_FOR, 3.13 END_FOR and the
-# POP_TOP after it (the iterator is popped by FOR_ITER itself).
-FOR_ITER_SKIPS = 2 if PY >= (3, 13) else 1 if PY >= (3, 12) else 0
+# POP_TOP after it (the iterator is popped by FOR_ITER itself); 3.14 skips END_FOR only
+# and leaves the iterator to the POP_ITER after it (``EXHAUSTED_FOR_ITER_POPS``).
+FOR_ITER_SKIPS = (1 if PY >= (3, 14) else 2 if PY >= (3, 13) else 1 if PY >= (3, 12)
+                  else 0)
 END_FOR_POPS_TWO = PY == (3, 12)
 
 # 3.11+ calls go through a NULL slot beside the callable (PUSH_NULL, LOAD_GLOBAL's bit),
@@ -287,3 +289,53 @@ STARTS_LINE_IS_FLAG = PY >= (3, 13)
 # the line table (co_lnotab becomes derived from it) and 3.11 the qualified name.
 CODE_LOCATION_FIELDS = (("co_qualname", "co_linetable") if PY >= (3, 11) else
                         ("co_linetable",) if PY >= (3, 10) else ("co_lnotab",))
+
+# == Python 3.14 (issue 11): reading its bytecode =======================================
+# 3.14 adds a super-instruction of two borrowed local reads (LOAD_FAST_BORROW: a
+# LOAD_FAST that skips the reference count, which the decompiler reads as LOAD_FAST).
+if PY >= (3, 14):
+    SUPER_INSTRUCTIONS["LOAD_FAST_BORROW_LOAD_FAST_BORROW"] = ("LOAD_FAST_BORROW",
+                                                                "LOAD_FAST_BORROW")
+# Jumps whose argument counts backward (3.11+); 3.14's END_ASYNC_FOR takes the offset of
+# its SEND loop as a backward jump argument (``dis`` writes ``from L<n>``).
+# (3.11's backward conditional jumps, POP_JUMP_BACKWARD_IF_*, count backward too.)
+BACKWARD_JUMPS = frozenset(["JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"]
+                           + [name for name in COND_JUMP_ALIASES if "_BACKWARD_" in name]
+                           + (["END_ASYNC_FOR"] if PY >= (3, 14) else []))
+JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
+# 3.14's ``dis`` names the argument of these in argrepr: LOAD_COMMON_CONSTANT's object
+# (a class by its name), LOAD_SPECIAL's method name, IS_OP's / CONTAINS_OP's operator.
+DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
+
+# == Python 3.14 (issue 11): the verifier (normalize, equivalence checker) ==============
+# 3.14 marks a docstring with the code flag CO_HAS_DOCSTRING (``inspect.CO_HAS_DOCSTRING``);
+# without it ``co_consts[0]`` is just the first constant the compiler met (also one that
+# folding or LOAD_SMALL_INT left unreferenced). Before 3.14 a function's ``co_consts[0]``
+# is its docstring or None. 0: no such flag.
+DOCSTRING_FLAG = 0x4000000 if PY >= (3, 14) else 0
+# 3.14 loads the ints 0..255 with LOAD_SMALL_INT (the value is the argument), no constant.
+SMALL_INT_LOADS = frozenset(["LOAD_SMALL_INT"] if PY >= (3, 14) else [])
+# 3.14's borrowing local reads, as the plain reads they behave like (the compiler uses
+# them where it proved the frame keeps the object alive: a reference count saved).
+BORROWED_LOADS = ({"LOAD_FAST_BORROW": "LOAD_FAST",
+                   "LOAD_FAST_BORROW_LOAD_FAST_BORROW": "LOAD_FAST_LOAD_FAST"}
+                  if PY >= (3, 14) else {})
+# An exhausted FOR_ITER pops the iterator itself (up to 3.13; 3.14: POP_ITER does).
+EXHAUSTED_FOR_ITER_POPS = PY < (3, 14)
+# 3.14 has no BINARY_SUBSCR: ``x[k]`` is BINARY_OP with this argument (``NB_SUBSCR``).
+NB_SUBSCR = 26 if PY >= (3, 14) else None
+# 3.14's LOAD_COMMON_CONSTANT pushes one of these builtins (by its argument; they are
+# the objects themselves, whatever the globals say) and LOAD_SPECIAL looks up one of
+# these special methods on the type of the top of the stack (pushing method and self):
+# ``dis._common_constants`` / ``dis._special_method_names`` there.
+COMMON_CONSTANTS = (("AssertionError", "NotImplementedError", "tuple", "all", "any")
+                    if PY >= (3, 14) else ())
+SPECIAL_METHODS = (("__enter__", "__exit__", "__aenter__", "__aexit__")
+                   if PY >= (3, 14) else ())
+# 3.14 calls a with-statement's ``__exit__`` as LOAD_SPECIAL left it: the method and its
+# self (or NULL) sit below the exception-table protocol's values, 5 and 4 deep at
+# WITH_EXCEPT_START (3.11-3.13: the bound ``__exit__`` alone, 4 deep).
+WITH_EXIT_HAS_SELF = PY >= (3, 14)
+# 3.14's CALL_FUNCTION_EX takes no argument: the slot for ``**kwargs`` is always there
+# (PUSH_NULL when the call has none); up to 3.13 the argument's bit 1 says.
+CALL_FUNCTION_EX_KWARGS_SLOT = PY >= (3, 14)

@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from . import report, run, stdlib_corpus
+from .roundtrip import time_limit
 
 
 def _load_decompiler(spec):
@@ -58,6 +59,9 @@ def main(argv=None):
     if not args.quiet:
         sys.stderr.write("\n")
     print(report.format_table(results, unchecked, wall))
+    if not time_limit(args.timeout).bounded:  # no SIGALRM/setitimer (Windows, WebAssembly)
+        print("per-call limit: not available here (no SIGALRM timer); only --time-budget, "
+              "checked between calls, bounds the run")
     if args.json:
         report.write_json(args.json, report.to_json(results, unchecked, wall, vars(args)))
     if args.failures:

@@ -2,6 +2,7 @@
 
     python -m depyf.verify.mutation [--modules a,b] [--sample N] [--per-kind K]
                                     [--time-budget S] [--json F] [--markdown F]
+                                    [--original-source]
 
 For each named function of the stdlib corpus (``stdlib_corpus``) whose decompiled text
 is proven equivalent (``depyf.Decompiler(code).decompile()`` succeeds and the text,
@@ -17,6 +18,10 @@ from the mutated AST in the same scope, and:
   not prove them equivalent (a difference found, no proof, the per-check time limit, or a
   checker error, each counted apart), *accepted* when it does. An accepted mutant is a
   checker miss unless the mutation rule was wrong; each is listed with its text.
+
+``--original-source`` mutates each def's original source text instead of its decompiled
+text (``roundtrip.original_texts``): the checker is tested the same way without the
+decompiler (e.g. on a Python version the decompiler does not read yet).
 
 Prints a table per kind (sites, counted sites, mutants, rejected %) and the accepted
 mutants; ``--json``/``--markdown`` write the same. Runs on the interpreter that runs it;
@@ -36,7 +41,7 @@ from collections import Counter, namedtuple
 from .mutants import KINDS, Scope, apply, describe, sites
 from .normalize import normalize
 from .roundtrip import (FUTURE_FLAGS, DecompileTimeout, _wrappers, find_function,
-                        first_line, time_limit, wrap_source)
+                        first_line, original_texts, time_limit, wrap_source)
 
 # One mutant. ``status``: "different", "unknown", "timeout", "error" (rejected),
 # "accepted", "not compiled", "same bytecode".
@@ -156,15 +161,18 @@ def mutant_text(fn):
 
 
 # -- the corpus run ----------------------------------------------------------------------------
-def proven_subject(target, timeout, check=None):
-    """``(Subject, None)`` when the decompiled text of ``target`` is proven equivalent in
-    the round trip's scope, else ``(None, why)``."""
+def proven_subject(target, timeout, check=None, text_of=None):
+    """``(Subject, None)`` when the decompiled text of ``target`` (``text_of(code)``
+    instead, if given) is proven equivalent in the round trip's scope, else
+    ``(None, why)``."""
     import depyf
     if check is None:
         from .equivalence import equivalent as check
+    if text_of is None:
+        text_of = lambda code: depyf.Decompiler(code).decompile()  # noqa: E731
     try:
         with time_limit(timeout):
-            text = depyf.Decompiler(target.code).decompile()
+            text = text_of(target.code)
             subject = Subject(target, text)
             verdict = check(target.code, subject.baseline)
     except (Exception, DecompileTimeout) as exc:
@@ -175,15 +183,17 @@ def proven_subject(target, timeout, check=None):
 
 
 def run(modules=None, sample=None, kinds=KINDS, per_kind=1, seed=0, timeout=10.0,
-        time_budget=None, progress=None):
-    """Mutate the corpus; returns a dict of totals, per-kind counts and the outcomes."""
-    from . import collect_targets
+        time_budget=None, progress=None, original_source=False):
+    """Mutate the corpus; returns a dict of totals, per-kind counts and the outcomes.
+    ``original_source``: mutate the original text of each def, not the decompiled one."""
+    from . import collect_targets, stdlib_corpus
     from ..decompiler.standalone import kind as standalone_kind
     start = time.perf_counter()
     targets, _ = collect_targets(modules, sample)
     counts = Counter()
     outcomes = []
     functions = Counter()
+    texts = {}  # module -> its original_texts
     for target in targets:
         if time_budget is not None and time.perf_counter() - start > time_budget:
             functions["not reached (time budget)"] += 1
@@ -193,7 +203,13 @@ def run(modules=None, sample=None, kinds=KINDS, per_kind=1, seed=0, timeout=10.0
             # not to a def the mutants are made in
             functions["standalone form (not mutated)"] += 1
             continue
-        subject, why = proven_subject(target, timeout)
+        text_of = None
+        if original_source:
+            if target.module not in texts:
+                source = stdlib_corpus.compile_module(target.module)[1]
+                texts[target.module] = original_texts(source)
+            text_of = texts[target.module]
+        subject, why = proven_subject(target, timeout, text_of=text_of)
         if subject is None:
             functions["not proven (skipped)"] += 1
             continue
@@ -209,7 +225,8 @@ def run(modules=None, sample=None, kinds=KINDS, per_kind=1, seed=0, timeout=10.0
         "outcomes": [o._asdict() for o in outcomes],
         "wall_s": round(time.perf_counter() - start, 1),
         "settings": {"modules": modules, "sample": sample, "per_kind": per_kind, "seed": seed,
-                     "timeout": timeout, "time_budget": time_budget},
+                     "timeout": timeout, "time_budget": time_budget,
+                     "text": "original source" if original_source else "decompiled"},
     }
 
 
@@ -256,6 +273,8 @@ def format_report(result, accepted_limit=20):
             "%.0f s" % (result["python"], f["total"], f.get("mutated", 0),
                         f.get("not proven (skipped)", 0), f.get("not reached (time budget)", 0),
                         result["wall_s"]))
+    if result["settings"].get("text") == "original source":
+        head += " (mutants of the original source text)"
     parts = [head, "", format_table(result), ""]
     accepted = [o for o in result["outcomes"] if o["status"] == "accepted"]
     parts.append("accepted mutants (%d%s):" % (
@@ -280,6 +299,8 @@ def main(argv=None):
     p.add_argument("--json", metavar="PATH")
     p.add_argument("--markdown", metavar="PATH")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--original-source", action="store_true",
+                   help="mutate each def's original text, not its decompiled text")
     p.add_argument("--require", type=float, metavar="PCT",
                    help="exit 1 if any kind's rejected %% is below PCT")
     args = p.parse_args(argv)
@@ -295,7 +316,7 @@ def main(argv=None):
         sys.stderr.flush()
 
     result = run(modules, args.sample, kinds, args.per_kind, args.seed, args.timeout,
-                 args.time_budget, None if args.quiet else progress)
+                 args.time_budget, None if args.quiet else progress, args.original_source)
     if not args.quiet:
         sys.stderr.write("\n")
     report = format_report(result)

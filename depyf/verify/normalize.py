@@ -6,7 +6,8 @@ decompiled source cannot reproduce (source positions) or what carries no meaning
 
 Instructions (from ``dis.get_instructions``, one ``Instr(opname, arg)`` each):
   - dropped: the instructions that do nothing when they run (``versions.NO_EFFECT``:
-    ``NOP``, ``CACHE``, ``EXTENDED_ARG``, ``RESUME``, 3.11's ``PRECALL``...;
+    ``NOP``, ``CACHE``, ``EXTENDED_ARG``, ``RESUME``, 3.11's ``PRECALL``, 3.14's
+    ``NOT_TAKEN``...;
     ``EXTENDED_ARG`` only widens the next argument, which ``dis`` has already resolved).
   - jump arguments: the INDEX of the target in the normalized stream (a target that was a
     dropped instruction maps to the next kept one), so byte offsets, ``EXTENDED_ARG``
@@ -20,17 +21,26 @@ Instructions (from ``dis.get_instructions``, one ``Instr(opname, arg)`` each):
     carries (``LOAD_GLOBAL``'s push-NULL bit, ``LOAD_ATTR``'s method bit, ``COMPARE_OP``'s
     to-bool bit all show in ``argrepr``).
   - 3.13's super-instructions ``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST`` and
-    ``STORE_FAST_STORE_FAST`` are split into their two halves: the compiler only fuses
-    two instructions that carry the same line number, so fusing is a line-number artifact.
+    ``STORE_FAST_STORE_FAST`` (3.14: ``LOAD_FAST_BORROW_LOAD_FAST_BORROW`` too) are split
+    into their two halves: the compiler only fuses two instructions that carry the same
+    line number, so fusing is a line-number artifact.
+  - 3.14's ``LOAD_FAST_BORROW`` is recorded as ``LOAD_FAST``: it reads the same variable
+    and only skips the reference count where the compiler proved the frame keeps the
+    object alive, a proof it makes or not for the same instructions depending on block
+    boundaries (a dead ``if 0: pass`` before the read is enough to lose it).
   - line numbers and positions are not part of the record at all; the one line number
-    that is an operand (3.13+ class bodies: ``__firstlineno__ = <int>``) is masked.
+    that is an operand (3.13+ class bodies: ``__firstlineno__ = <int>``; 3.14 loads it
+    with ``LOAD_SMALL_INT`` below 256) is masked to one ``LOAD_CONST``.
+  - 3.14's ``LOAD_SMALL_INT`` has its int (0..255) as argument: ``(value, "")``.
 
 Code attributes compared: ``co_name``, ``co_argcount``, ``co_posonlyargcount``,
 ``co_kwonlyargcount``, ``co_flags`` (all bits but ``CO_NESTED``, which records only that
 the code was compiled inside a function: the interpreter never reads it, and a
 comprehension or lambda of a module body decompiled alone is recompiled inside one),
 ``co_varnames``, ``co_freevars``,
-``co_cellvars``, and the docstring slot ``co_consts[0]`` (as a constant).
+``co_cellvars``, and the docstring slot ``co_consts[0]`` (as a constant; on 3.14 only when
+``CO_HAS_DOCSTRING`` says it is one: otherwise it is just the first constant the compiler met,
+maybe one left unreferenced by folding).
 
 Exception table (3.11+): the entries as ``(start, end, target, depth, lasti)`` with
 ``start``/``end``/``target`` as normalized instruction indexes; neighbouring entries with the
@@ -70,6 +80,9 @@ JUMP_OPS = frozenset(
 )
 CONST_OPS = frozenset(dis.opname[op] for op in dis.hasconst if op < len(dis.opname))
 HAS_EXCEPTION_TABLE = V.HAS_EXCEPTION_TABLE
+DOCSTRING_FLAG = V.DOCSTRING_FLAG
+SMALL_INT_LOADS = V.SMALL_INT_LOADS
+BORROWED = V.BORROWED_LOADS
 
 
 SUPER_INSTRUCTIONS = V.SUPER_INSTRUCTIONS
@@ -99,8 +112,8 @@ def normalize(code):
         if ins.opname in SUPER_INSTRUCTIONS:
             first, second = SUPER_INSTRUCTIONS[ins.opname]
             a, b = ins.argval
-            instructions.append(Instr(first, (a, a)))
-            instructions.append(Instr(second, (b, b)))
+            instructions.append(Instr(BORROWED.get(first, first), (a, a)))
+            instructions.append(Instr(BORROWED.get(second, second), (b, b)))
             continue
         if ins.arg is None:
             arg = None
@@ -111,7 +124,7 @@ def normalize(code):
             arg = normalize_const(code.co_consts[ins.arg])
         else:
             arg = (ins.argval, ins.argrepr)
-        instructions.append(Instr(ins.opname, arg))
+        instructions.append(Instr(BORROWED.get(ins.opname, ins.opname), arg))
     _mask_class_firstlineno(instructions)
     return NormalizedCode(
         name=code.co_name,
@@ -122,19 +135,29 @@ def normalize(code):
         varnames=code.co_varnames,
         freevars=code.co_freevars,
         cellvars=code.co_cellvars,
-        docstring=normalize_const(code.co_consts[0]) if code.co_consts else None,
+        docstring=_docstring(code),
         instructions=tuple(instructions),
         exception_table=_exception_table(code, index_of_offset),
     )
 
 
+def _docstring(code):
+    """The docstring slot: ``co_consts[0]``; on 3.14 only with ``CO_HAS_DOCSTRING`` set
+    (the flag itself is compared with ``co_flags``)."""
+    if not code.co_consts or (DOCSTRING_FLAG and not code.co_flags & DOCSTRING_FLAG):
+        return None
+    return normalize_const(code.co_consts[0])
+
+
 def _mask_class_firstlineno(instructions):
-    # 3.13+ class bodies store their first line number: ``__firstlineno__ = <int>``.
+    # 3.13+ class bodies store their first line number: ``__firstlineno__ = <int>``
+    # (3.14: LOAD_SMALL_INT below 256, LOAD_CONST from 256: one masked form for both).
     for i in range(len(instructions) - 1):
         ins, nxt = instructions[i], instructions[i + 1]
-        if (ins.opname == "LOAD_CONST" and nxt.opname == "STORE_NAME"
+        if ((ins.opname == "LOAD_CONST" or ins.opname in SMALL_INT_LOADS)
+                and nxt.opname == "STORE_NAME"
                 and nxt.arg is not None and nxt.arg[0] == "__firstlineno__"):
-            instructions[i] = Instr(ins.opname, ("firstlineno", None))
+            instructions[i] = Instr("LOAD_CONST", ("firstlineno", None))
 
 
 def _index_of_offsets(code, raw):

@@ -96,6 +96,45 @@ class time_limit:
         return False
 
 
+def original_texts(source):
+    """A ``decompile(code)`` that returns the original text of the def ``code`` was
+    compiled from (found by name and first line, decorators left out), dedented without
+    touching multi-line strings: the round trip's harness, and the checker's mutation
+    test without the decompiler (``mutation --original-source``), run on it."""
+    import ast
+    defs = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            defs[(node.name, first)] = node
+    all_lines = source.splitlines(True)
+
+    def decompile(code):
+        node = defs[(code.co_name, code.co_firstlineno)]
+        lines = all_lines[node.lineno - 1:node.end_lineno]
+        inside = _multiline_token_lines("".join(lines))
+        cut = node.col_offset
+        return "".join(line if i in inside else (line[cut:] if line.strip() else "\n")
+                       for i, line in enumerate(lines, 1))
+    return decompile
+
+
+_ORIGINAL_TEXTS = {}
+
+
+def original_source(code):
+    """``--decompiler depyf.verify.roundtrip:original_source``: the original text of the
+    def ``code`` came from, read from the file ``co_filename`` names (a stdlib zip
+    archive too). The harness and the normalization measured without the decompiler:
+    everything but a lambda or comprehension outside a def (no def text) must be
+    bytecode-equal."""
+    from .stdlib_corpus import read_source
+    path = code.co_filename
+    if path not in _ORIGINAL_TEXTS:
+        _ORIGINAL_TEXTS[path] = original_texts(read_source(path))
+    return _ORIGINAL_TEXTS[path](code)
+
+
 def _multiline_token_lines(text):
     """1-based numbers of lines that continue a token begun on an earlier line."""
     inside = set()
@@ -126,7 +165,10 @@ def _wrappers(target):
     function binds the target's free variables. An enclosing scope without a name a def
     can have (a 3.12+ ``<generic parameters of f>``) becomes ``__depyf_outer__``.
     """
-    free = [name for name in target.code.co_freevars if name != "__class__"]
+    # ``__class__`` comes from an enclosing class (its implicit cell); with no class
+    # around, it is a variable of an enclosing function like any other free name.
+    in_class = any(kind == "class" for kind, _ in target.scopes)
+    free = [name for name in target.code.co_freevars if name != "__class__" or not in_class]
     blocks = [
         (kind, name if name.isidentifier() else OUTER_NAME, [])
         for kind, name in target.scopes

@@ -96,3 +96,64 @@ def test_compare_op_name_on_the_running_version():
     code = _code("def f(a, b):\n    return a <= b\n")
     ins = next(i for i in dis.get_instructions(code) if i.opname == "COMPARE_OP")
     assert V.compare_op_name(ins.argval, ins.argrepr) == "<="
+
+
+# -- the equivalence checker's 3.14 facts (the 3.14 block of versions.py) ------------------
+def _exhausted_loop_skips():
+    """How many instructions past FOR_ITER's target an exhausted loop goes on at, as the
+    interpreter runs it (traced opcode by opcode)."""
+    code = _code("def f(a):\n    for x in a:\n        pass\n    return 1\n")
+    instrs = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
+    index = {i.offset: k for k, i in enumerate(instrs)}
+    for_iter = next(i for i in instrs if i.opname == "FOR_ITER")
+    ran = []
+
+    def trace(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode" and frame.f_code.co_name == "f":  # 3.12: not `is code`
+            ran.append(frame.f_lasti)
+        return trace
+    fn = type(_code)(code, {})
+    sys.settrace(trace)
+    try:
+        fn([])
+    finally:
+        sys.settrace(None)
+    if for_iter.offset not in ran:
+        pytest.skip("no opcode events from sys.settrace here (3.12 sends none)")
+    after = ran[ran.index(for_iter.offset) + 1]
+    return index[after] - index[for_iter.argval]
+
+
+def _has_arg(name):
+    op = OP[name]
+    return op in dis.hasarg if hasattr(dis, "hasarg") else op >= dis.HAVE_ARGUMENT
+
+
+CHECKER_FACTS = [
+    ("FOR_ITER_SKIPS", lambda: V.FOR_ITER_SKIPS, _exhausted_loop_skips),
+    ("EXHAUSTED_FOR_ITER_POPS (no POP_ITER)", lambda: V.EXHAUSTED_FOR_ITER_POPS,
+     lambda: "POP_ITER" not in OP),
+    ("NB_SUBSCR", lambda: V.NB_SUBSCR,
+     lambda: next((k for k, (n, _) in enumerate(getattr(dis, "_nb_ops", ())) if n == "NB_SUBSCR"),
+                  None)),
+    ("COMMON_CONSTANTS", lambda: V.COMMON_CONSTANTS,
+     lambda: tuple(c.__name__ for c in getattr(dis, "_common_constants", ()))),
+    ("SPECIAL_METHODS", lambda: V.SPECIAL_METHODS,
+     lambda: tuple(getattr(dis, "_special_method_names", ()))),
+    ("WITH_EXIT_HAS_SELF (LOAD_SPECIAL)", lambda: V.WITH_EXIT_HAS_SELF,
+     lambda: "LOAD_SPECIAL" in OP),
+    ("CALL_FUNCTION_EX_KWARGS_SLOT (no argument)", lambda: V.CALL_FUNCTION_EX_KWARGS_SLOT,
+     lambda: "CALL_FUNCTION_EX" in OP and not _has_arg("CALL_FUNCTION_EX")),
+    ("DOCSTRING_FLAG", lambda: V.DOCSTRING_FLAG,
+     lambda: next((bit for bit, name in dis.COMPILER_FLAG_NAMES.items()
+                   if name == "HAS_DOCSTRING"), 0)),
+    ("SMALL_INT_LOADS", lambda: V.SMALL_INT_LOADS, lambda: {"LOAD_SMALL_INT"} & set(OP)),
+    ("BORROWED_LOADS", lambda: V.BORROWED_LOADS,
+     lambda: {n: n.replace("_BORROW", "") for n in OP if "BORROW" in n}),
+]
+
+
+@pytest.mark.parametrize("name, table, interpreter", CHECKER_FACTS, ids=[f[0] for f in CHECKER_FACTS])
+def test_checker_fact_matches_the_interpreter(name, table, interpreter):
+    assert table() == interpreter()

@@ -131,8 +131,28 @@ def test_try_except_and_try_finally_differ():
 def test_class_body_first_line_is_not_compared():
     source = "def f():\n    class K:\n        x = 1\n    return K\n"
     assert same(func(source), func(source, prefix="\n" * 40))
+    # 3.14 loads a first line below 256 with LOAD_SMALL_INT, from 256 with LOAD_CONST
+    assert same(func(source), func(source, prefix="\n" * 300))
     other = "def f():\n    class K:\n        x = 2\n    return K\n"
     assert differ(func(source), func(other))
+
+
+def test_a_borrowed_read_is_a_read():
+    # 3.14 borrows the reference in the first (LOAD_FAST_BORROW), not after a dead test
+    plain = func("def f(x):\n    return x\n")
+    assert same(plain, func("def f(x):\n    if 0:\n        pass\n    return x\n"))
+    assert differ(plain, func("def f(x, y):\n    return y\n", ))
+    pair = func("def f(x, y):\n    return x + y\n")
+    assert same(pair, func("def f(x, y):\n    if 0:\n        pass\n    return x + y\n"))
+    assert differ(pair, func("def f(x, y):\n    return y + x\n"))
+
+
+def test_the_docstring_slot_holds_a_docstring_only():
+    # 3.14: without CO_HAS_DOCSTRING, co_consts[0] is the first constant the compiler met,
+    # here 2 or the 1 that folding left unreferenced; the instructions are the same
+    assert same(func("def f():\n    return 2\n"), func("def f():\n    return 1 + 1\n"))
+    assert differ(func('def f():\n    "2"\n    return 2\n'), func("def f():\n    return 2\n"))
+    assert differ(func('def f():\n    "1"\n'), func('def f():\n    "2"\n'))
 
 
 def test_only_the_nested_flag_is_not_compared():

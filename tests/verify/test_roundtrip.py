@@ -15,7 +15,7 @@ import pytest
 
 from depyf.verify import __main__ as cli
 from depyf.verify import collect_targets, run, stdlib_corpus
-from depyf.verify.roundtrip import check, wrap_source
+from depyf.verify.roundtrip import check, original_source, time_limit, wrap_source
 
 SAMPLE_MODULE = '''
 import os.path
@@ -68,6 +68,11 @@ def decorate(fn):
             wrapper.calls = getattr(wrapper, "calls", 0) + 1
     return wrapper
 
+def class_parameter(__class__, name):
+    def annotate(fmt):
+        return __class__.__mro__, name
+    return annotate
+
 async def agen(it):
     async with it as ctx:
         async for item in ctx:
@@ -116,7 +121,8 @@ def test_original_source_round_trips_exactly(sample):
     targets, decompile = sample
     names = {t.qualname for t in targets}
     assert {"plain", "closure.<locals>.inner.<locals>.innermost", "Base.method",
-            "Base.Nested.deep", "factory.<locals>.Local.__init__", "agen"} <= names
+            "Base.Nested.deep", "factory.<locals>.Local.__init__", "agen",
+            "class_parameter.<locals>.annotate"} <= names
     results = [check(t, decompile) for t in targets]
     bad = [(r.qualname, r.reason) for r in results if not r.equal]
     assert not bad
@@ -161,7 +167,9 @@ def test_each_failure_stage_is_recorded(sample):
     assert r.temps == 1 and not r.equal
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="the per-call bound uses SIGALRM")
+@pytest.mark.skipif(not time_limit(1).bounded,
+                    reason="the per-call bound uses SIGALRM/setitimer (not on Windows, nor "
+                           "under WebAssembly: pyodide's 3.14)")
 def test_a_slow_decompile_is_cut_off(sample):
     targets, _ = sample
 
@@ -176,6 +184,14 @@ def test_a_slow_decompile_is_cut_off(sample):
     r = check(targets[0], slow, timeout=0.2)
     assert time.perf_counter() - start < 2
     assert r.stage == "decompile" and r.category.startswith("DecompileTimeout")
+
+
+def test_the_original_source_of_corpus_defs_round_trips():
+    # --decompiler depyf.verify.roundtrip:original_source: the harness and the
+    # normalization without the decompiler, on this version's stdlib
+    results, _, _ = run(["bisect", "textwrap"], decompile=original_source)
+    assert results and all(r.equal for r in results), [
+        (r.qualname, r.reason) for r in results if not r.equal]
 
 
 def test_every_corpus_module_is_a_source_file_here():

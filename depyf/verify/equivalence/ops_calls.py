@@ -8,6 +8,7 @@ method call ``o.m(x)`` is the attribute read ``o.m`` then a call of its result.
 """
 from .machine import Event, ModelLimit, OK, OK0, OKB, opcode_table, pop_apply
 from .ops_build import extended, known_items
+from .ops_items import get_item
 from .terms import NONE, NULL, identity_test, negate
 
 TABLE, op = opcode_table()
@@ -215,8 +216,12 @@ def kw_names(m, f, ins, i):
 
 @op("CALL_FUNCTION_EX")
 def call_function_ex(m, f, ins, i):
-    has_kwargs = ins.arg & 1
-    kwargs = f.peek() if has_kwargs else None
+    if m.facts.CALL_FUNCTION_EX_KWARGS_SLOT:  # 3.14: always a slot, NULL for none
+        has_kwargs = 1
+        kwargs = f.peek() if f.peek() != NULL else None
+    else:
+        has_kwargs = ins.arg & 1
+        kwargs = f.peek() if has_kwargs else None
     args = f.peek(1 + has_kwargs)
     depth = 2 + has_kwargs
     if m.facts.CALL_PUSHES_NULL:  # a NULL beside the callable (3.11+)
@@ -313,6 +318,8 @@ def _binary(m, f, symbol):
 
 @op("BINARY_OP")
 def binary_op(m, f, ins, i):
+    if ins.arg == m.facts.NB_SUBSCR:  # 3.14: BINARY_SUBSCR
+        return get_item(f, f.peek(2), f.peek(), 2)
     return _binary(m, f, ins.argrepr)
 
 

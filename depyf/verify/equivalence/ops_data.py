@@ -64,6 +64,16 @@ def load_const(m, f, ins, i):
     f.push(m.const(ins.argval))
 
 
+@op("LOAD_SMALL_INT")  # 3.14: an int 0..255, the argument itself
+def load_small_int(m, f, ins, i):
+    f.push(m.const(ins.arg))
+
+
+@op("LOAD_COMMON_CONSTANT")  # 3.14: a builtin object itself, not a global lookup
+def load_common_constant(m, f, ins, i):
+    f.push(("op", "builtin", m.facts.COMMON_CONSTANTS[ins.arg]))
+
+
 @op("RETURN_CONST")
 def return_const(m, f, ins, i):
     f.result = ("return", m.const(ins.argval))
@@ -93,7 +103,7 @@ def _bound(m, f, name, i, checked=True):
     return v, None
 
 
-@op("LOAD_FAST", "LOAD_FAST_CHECK")
+@op("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")  # 3.14 borrows: a refcount detail
 def load_fast(m, f, ins, i):
     name = ins.argval
     if name in f.info.cells:  # 3.13 loads a cell itself (to build a closure) this way
@@ -106,7 +116,7 @@ def load_fast(m, f, ins, i):
     f.push(v)
 
 
-@op("LOAD_FAST_LOAD_FAST")
+@op("LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
 def load_fast_load_fast(m, f, ins, i):
     f.push(*[_bound(m, f, name, i, checked=False)[0] for name in ins.argval])
 

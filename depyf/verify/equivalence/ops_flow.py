@@ -8,7 +8,7 @@ branch on a bool no decision covers yet forks (``machine.Fork``), so both sides 
 the same decision for the same test.
 """
 from .machine import Event, ModelLimit, OK, OK0, OKB, RAISES, opcode_table, pop_apply
-from .terms import LASTI, NONE, identity_test
+from .terms import LASTI, NONE, NULL, identity_test
 
 TABLE, op = opcode_table()
 
@@ -94,9 +94,15 @@ def for_iter(m, f, ins, i):
         if label == "ok":
             g.push(results[0])
         else:
-            g.pop()
+            if m.facts.EXHAUSTED_FOR_ITER_POPS:
+                g.pop()
             g.pc = exhausted
     return Event(("next",), (f.peek(),), apply, (("ok", "s"), ("exhausted", ""), ("raise", "")))
+
+
+@op("POP_ITER")  # 3.14: the iterator of a finished or left for loop
+def pop_iter(m, f, ins, i):
+    f.pop()
 
 
 # -- return, yield, await --------------------------------------------------------------
@@ -233,17 +239,31 @@ def before_async_with(m, f, ins, i):
                  (("ok", "ss"), ("raise", "")))
 
 
-def exit_call_args(exc):
-    return ("t", (("op", "exctype", exc), exc, ("op", "tb", exc)))
+@op("LOAD_SPECIAL")
+def load_special(m, f, ins, i):
+    """3.14: ``type(o).__enter__`` (``__exit__``, ``__aenter__``, ``__aexit__``) looked up
+    for a call, pushed as the method already bound (NULL beside it: no extra self)."""
+    def apply(g, label, results):
+        g.pop()
+        g.push(results[0], NULL)
+    return Event(("special method", m.facts.SPECIAL_METHODS[ins.arg]), (f.peek(),), apply)
+
+
+def exit_call_args(exc, self_=NULL):
+    args = (("op", "exctype", exc), exc, ("op", "tb", exc))
+    return ("t", args if self_ == NULL else (self_,) + args)
 
 
 @op("WITH_EXCEPT_START")
 def with_except_start(m, f, ins, i):
-    if m.facts.HAS_EXCEPTION_TABLE:  # [exit, lasti, previous exception, exception]
+    self_ = NULL
+    if m.facts.WITH_EXIT_HAS_SELF:  # [exit, self or NULL, lasti, previous, exception]
+        exit_, self_, exc = f.peek(5), f.peek(4), f.peek()
+    elif m.facts.HAS_EXCEPTION_TABLE:  # [exit, lasti, previous exception, exception]
         exit_, exc = f.peek(4), f.peek()
     else:  # 3.9/3.10: [exit, 3 saved values, traceback, value, type]
         exit_, exc = f.peek(7), f.peek(2)
-    return Event(("call",), (exit_, exit_call_args(exc), ("t", ())), pop_apply(0))
+    return Event(("call",), (exit_, exit_call_args(exc, self_), ("t", ())), pop_apply(0))
 
 
 @op("END_ASYNC_FOR")

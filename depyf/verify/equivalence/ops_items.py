@@ -42,7 +42,7 @@ def _known_index(f, container, key):
     return None
 
 
-def _get_item(f, container, key, n_pop):
+def get_item(f, container, key, n_pop):
     item = _known_index(f, container, key)
     if item is not None:
         f.pop(n_pop)
@@ -83,13 +83,13 @@ def _changed_items(f, container, key, value=None, delete=False):
 
 @op("BINARY_SUBSCR")
 def binary_subscr(m, f, ins, i):
-    return _get_item(f, f.peek(2), f.peek(), 2)
+    return get_item(f, f.peek(2), f.peek(), 2)
 
 
 @op("BINARY_SLICE")
 def binary_slice(m, f, ins, i):
     key = ("op", "slice", f.peek(2), f.peek(), NONE)
-    return _get_item(f, f.peek(3), key, 3)
+    return get_item(f, f.peek(3), key, 3)
 
 
 def _set_item(f, container, key, value, n_pop):
@@ -148,6 +148,22 @@ def format_simple(m, f, ins, i):
 @op("FORMAT_WITH_SPEC")
 def format_with_spec(m, f, ins, i):
     return Event(("format", ""), (f.peek(2), f.peek()), pop_apply(2))
+
+
+@op("BUILD_INTERPOLATION")
+def build_interpolation(m, f, ins, i):
+    """3.14 t-strings: ``Interpolation(value, expression text, conversion, format spec)``
+    (the argument: conversion << 2, bit 0 a spec on the stack); storing runs no user code."""
+    spec = f.pop() if ins.arg & 1 else ("c", "str", "")
+    value, text = f.pop(2)
+    f.push(("op", "interpolation", value, text, ins.arg >> 2, spec))
+
+
+@op("BUILD_TEMPLATE")
+def build_template(m, f, ins, i):
+    """3.14 t-strings: ``Template`` of the tuples of strings and interpolations."""
+    strings, interpolations = f.pop(2)
+    f.push(("op", "template", strings, interpolations))
 
 
 # -- match statements (3.10+) ----------------------------------------------------------
