@@ -297,7 +297,9 @@ if PY >= (3, 14):
                                                                 "LOAD_FAST_BORROW")
 # Jumps whose argument counts backward (3.11+); 3.14's END_ASYNC_FOR takes the offset of
 # its SEND loop as a backward jump argument (``dis`` writes ``from L<n>``).
+# (3.11's backward conditional jumps, POP_JUMP_BACKWARD_IF_*, count backward too.)
 BACKWARD_JUMPS = frozenset(["JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"]
+                           + [name for name in COND_JUMP_ALIASES if "_BACKWARD_" in name]
                            + (["END_ASYNC_FOR"] if PY >= (3, 14) else []))
 JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
 # 3.14's ``dis`` names the argument of these in argrepr: LOAD_COMMON_CONSTANT's object
