@@ -91,8 +91,8 @@ HANDLER_CODE_COVERED = HAS_EXCEPTION_TABLE
 
 # Up to 3.9 `while c:` tests c at the loop head and jumps back unconditionally; 3.10+
 # compiles it as `if c: <do ... while c>` (a `while True:` head that tests and leaves is
-# an `if c: break` there).
-WHILE_TESTS_AT_HEAD = PY < (3, 10)
+# an `if c: break` there); 3.14 tests at the head again.
+WHILE_TESTS_AT_HEAD = PY < (3, 10) or PY >= (3, 14)
 
 # 3.12+ lay exception handlers out after all other code ("cold" blocks); 3.11 keeps them
 # right after the try body (and its else clause), before the code after the statement.
@@ -330,3 +330,16 @@ CALL_EX_KWARGS_ALWAYS = PY >= (3, 14)
 # COPY 1; LOAD_COMMON_CONSTANT f; IS_OP 0; POP_JUMP_IF_FALSE <call>; POP_TOP; <the loop,
 # inline>; <call>: PUSH_NULL; <genexpr>; CALL 1. The loop is the same program as the call.
 INLINED_BUILTIN_CALLS = frozenset(["all", "any", "tuple"]) if PY >= (3, 14) else frozenset()
+# 3.14 folds a subscript's constant slice (`a[1:2]`, `a[::2, 0]`) into a slice constant;
+# the decompiler writes such a constant back as slice syntax.
+SLICE_CONSTANTS = PY >= (3, 14)
+# 3.14 marks a docstring with the code flag CO_HAS_DOCSTRING; without it ``co_consts[0]``
+# is just the first constant the compiler met. 0: no such flag (up to 3.13 a string
+# ``co_consts[0]`` that the code never loads is the docstring). (Same fact as
+# h314-verify's DOCSTRING_FLAG.)
+DOCSTRING_FLAG = 0x4000000 if PY >= (3, 14) else 0
+# The bookkeeping assignments that close a class body (and are copied into the branches
+# of an if/else or try that ends it): 3.13 ``__static_attributes__``; 3.14 also
+# ``__classdictcell__`` (after it), which 3.14 makes for more bodies.
+CLASS_TAIL_BOOKKEEPING = frozenset(["__static_attributes__"]
+                                   + (["__classdictcell__"] if PY >= (3, 14) else []))

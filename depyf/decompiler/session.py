@@ -158,7 +158,8 @@ class DecompileSession:
         if code.co_name.startswith("<"):
             return body
         consts = code.co_consts
-        if consts and isinstance(consts[0], str) and not _loads_const0(code):
+        marked = code.co_flags & V.DOCSTRING_FLAG if V.DOCSTRING_FLAG else not _loads_const0(code)
+        if consts and isinstance(consts[0], str) and marked:
             return [ast.Expr(value=E.const(consts[0]))] + [s for s in body if not isinstance(s, ast.Pass)] or body
         return body
 

@@ -61,7 +61,8 @@ FACTS = [
     ("LOAD_FAST_CHECKS (no LOAD_FAST_CHECK opcode)", lambda: V.LOAD_FAST_CHECKS,
      lambda: "LOAD_FAST_CHECK" not in OP),
     ("WHILE_TESTS_AT_HEAD", lambda: V.WHILE_TESTS_AT_HEAD,
-     lambda: _opnames(_code("def f(a):\n    while a:\n        a = a - 1\n")).count("LOAD_FAST") == 2),
+     lambda: sum(op.startswith("LOAD_FAST") for op in
+                 _opnames(_code("def f(a):\n    while a:\n        a = a - 1\n"))) == 2),
     ("JUMP_ARG_UNIT", lambda: V.JUMP_ARG_UNIT,
      lambda: next(i.argval // i.arg for i in dis.get_instructions(_code(
          "def f(a):\n    if a:\n        a = 1\n        a = 2\n    return a\n"))
