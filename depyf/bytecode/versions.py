@@ -343,3 +343,7 @@ DOCSTRING_FLAG = 0x4000000 if PY >= (3, 14) else 0
 # ``__classdictcell__`` (after it), which 3.14 makes for more bodies.
 CLASS_TAIL_BOOKKEEPING = frozenset(["__static_attributes__"]
                                    + (["__classdictcell__"] if PY >= (3, 14) else []))
+# 3.14 has no RETURN_CONST: `return <constant>` and a conditional expression's constant
+# arm (its copy of the shared return) are both LOAD_CONST + RETURN_VALUE. A statement
+# starts a line of its own; the arm's copy has none (it stays on the line of the test).
+RETURN_ARM_BY_LINE = PY >= (3, 14)

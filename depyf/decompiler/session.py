@@ -158,8 +158,11 @@ class DecompileSession:
         if code.co_name.startswith("<"):
             return body
         consts = code.co_consts
-        marked = code.co_flags & V.DOCSTRING_FLAG if V.DOCSTRING_FLAG else not _loads_const0(code)
-        if consts and isinstance(consts[0], str) and marked:
+        if V.DOCSTRING_FLAG:  # 3.14+: the flag says; co_consts[0] may be any string
+            has_doc = code.co_flags & V.DOCSTRING_FLAG and consts and isinstance(consts[0], str)
+        else:
+            has_doc = consts and isinstance(consts[0], str) and not _loads_const0(code)
+        if has_doc:
             return [ast.Expr(value=E.const(consts[0]))] + [s for s in body if not isinstance(s, ast.Pass)] or body
         return body
 
