@@ -347,3 +347,6 @@ CLASS_TAIL_BOOKKEEPING = frozenset(["__static_attributes__"]
 # arm (its copy of the shared return) are both LOAD_CONST + RETURN_VALUE. A statement
 # starts a line of its own; the arm's copy has none (it stays on the line of the test).
 RETURN_ARM_BY_LINE = PY >= (3, 14)
+# Up to 3.13 `not (a in b)` (and `is`) compiles to `a not in b` everywhere; 3.14 folds it
+# so only as a value: in a test it keeps the `in` and turns the jumps around.
+NOT_FOLDS_INTO_COMPARE_TESTS = PY < (3, 14)

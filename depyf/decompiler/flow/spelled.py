@@ -17,17 +17,23 @@ from ...bytecode import versions as V
 
 _JUMP_OPS = frozenset(getattr(dis, "hasjump", ())) | frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 _TEST = ("COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
+_NAME_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_FAST_BORROW",
+                         "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_FROM_DICT_OR_GLOBALS",
+                         "LOAD_FROM_DICT_OR_DEREF", "LOAD_FAST_LOAD_FAST",
+                         "LOAD_FAST_BORROW_LOAD_FAST_BORROW"])
 
 
 def _inlined_range(raw_list, k):
     """(first offset, end offset) of the inlined loop whose builtin LOAD_GLOBAL is
     ``raw_list[k]``, or None."""
-    ins = raw_list[k]
-    if not (ins.opname == "LOAD_GLOBAL" and ins.argval in V.INLINED_BUILTIN_CALLS
-            and not ins.arg & 1):
+    ins = raw_list[k]  # the name's load: global, or local (maybe the second of a pair),
+    # cell or class-body name
+    name = ins.argval[1] if ins.opname in V.SUPER_INSTRUCTIONS else ins.argval
+    if not (ins.opname in _NAME_LOADS and name in V.INLINED_BUILTIN_CALLS
+            and not (ins.opname == "LOAD_GLOBAL" and ins.arg & 1)):
         return None
     test = raw_list[k + 1:k + 1 + len(_TEST)]
-    if tuple(i.opname for i in test) != _TEST or test[1].argrepr not in (ins.argval, "<built-in function %s>" % ins.argval) or \
+    if tuple(i.opname for i in test) != _TEST or test[1].argrepr not in (name, "<built-in function %s>" % name) or \
             test[0].arg != 1 or test[2].arg != 0:
         return None
     end = test[3].argval
