@@ -350,3 +350,7 @@ RETURN_ARM_BY_LINE = PY >= (3, 14)
 # Up to 3.13 `not (a in b)` (and `is`) compiles to `a not in b` everywhere; 3.14 folds it
 # so only as a value: in a test it keeps the `in` and turns the jumps around.
 NOT_FOLDS_INTO_COMPARE_TESTS = PY < (3, 14)
+# 3.14 evaluates a type parameter's bound/constraints/default and a type alias's value
+# through a function like an ``__annotate__``: one positional ``.format`` defaulting to
+# (1,), starting with ``if .format > 2: raise NotImplementedError``.
+LAZY_FORMAT_PARAM = ".format" if PY >= (3, 14) else None

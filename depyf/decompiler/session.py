@@ -188,7 +188,7 @@ class DecompileSession:
         """The expression a lazily evaluated function returns (3.12+: a type parameter's
         bound, constraints or default, a type alias's value); ``starred``: the value of
         ``*Ts = *X``, which unpacks ``X``."""
-        expr = _lambda_result(self.body_of(code, kind="lambda"))
+        expr = _lambda_result(_without_format_check(self.body_of(code, kind="lambda")))
         if starred:
             expr = _starred(expr)
         if expr is None or isinstance(expr, M.Marker):
@@ -283,6 +283,21 @@ def _lambda_result(body):
 
 
 _CONST_LOADS = frozenset(dis.opmap[n] for n in ("LOAD_CONST", "RETURN_CONST") if n in dis.opmap)
+
+
+def _without_format_check(body):
+    """3.14: a lazily evaluated function's body without its ``if .format > 2: raise
+    NotImplementedError`` (``V.LAZY_FORMAT_PARAM``)."""
+    if V.LAZY_FORMAT_PARAM is None or not body or not isinstance(body[0], ast.If):
+        return body
+    test, raised = body[0].test, body[0].body
+    if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and \
+            test.left.id == V.LAZY_FORMAT_PARAM and isinstance(test.ops[0], ast.Gt) and \
+            len(raised) == 1 and isinstance(raised[0], ast.Raise) and \
+            isinstance(raised[0].exc, ast.Name) and raised[0].exc.id == "NotImplementedError" \
+            and not body[0].orelse:
+        return body[1:] or [ast.Pass()]  # (the clean-up dropped a lone `return None`)
+    return body
 
 
 def _loads_const0(code):
