@@ -354,3 +354,7 @@ NOT_FOLDS_INTO_COMPARE_TESTS = PY < (3, 14)
 # through a function like an ``__annotate__``: one positional ``.format`` defaulting to
 # (1,), starting with ``if .format > 2: raise NotImplementedError``.
 LAZY_FORMAT_PARAM = ".format" if PY >= (3, 14) else None
+# 3.14 threads the jump of a kept value's test (`b and c or d`) past a later test of the
+# same value that must fail, straight to the POP_TOP after it (``flow/spelled.py``
+# jumps to that test again, as 3.13 does).
+VALUE_TESTS_THREADED = PY >= (3, 14)

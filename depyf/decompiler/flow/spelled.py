@@ -78,7 +78,7 @@ def _with_prologue(out, k):
 def fuse(out, instr_cls):
     """``out`` (normalized Instrs, targets still offsets) with the 3.14 spellings above
     replaced by their 3.13 instruction."""
-    if not (V.WITH_PROLOGUE or V.CALL_EX_KWARGS_ALWAYS):
+    if not (V.WITH_PROLOGUE or V.CALL_EX_KWARGS_ALWAYS or V.VALUE_TESTS_THREADED):
         return out
     fused = []
     k = 0
@@ -96,4 +96,26 @@ def fuse(out, instr_cls):
             ins.arg = 0 if no_kwargs else 1
         fused.append(ins)
         k += 1
+    if V.VALUE_TESTS_THREADED:
+        _unthread_value_tests(fused)
     return fused
+
+
+_OPPOSITE = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE"}
+
+
+def _unthread_value_tests(out):
+    """3.14 threads a kept value's test (`b` of `b and c or d`: COPY 1; POP_JUMP_IF_FALSE)
+    past the next test of the value, which must fail, to the POP_TOP after it; 3.13
+    jumps to that test (COPY 1; POP_JUMP_IF_TRUE; POP_TOP), as the and/or reading
+    expects. Retargets such jumps there (edits ``out``, targets still offsets)."""
+    at = {ins.offset: k for k, ins in reversed(list(enumerate(out)))}
+    for k, ins in enumerate(out):
+        if ins.opname not in _OPPOSITE or k == 0 or out[k - 1].opname != "COPY" or \
+                out[k - 1].arg != 1:
+            continue
+        t = at.get(ins.target)
+        if t is not None and t >= 2 and out[t].opname == "POP_TOP" and \
+                out[t - 1].opname == _OPPOSITE[ins.opname] and out[t - 2].opname == "COPY" and \
+                out[t - 2].arg == 1 and out[t - 1].target != ins.target:
+            ins.target = out[t - 2].offset
