@@ -358,3 +358,11 @@ LAZY_FORMAT_PARAM = ".format" if PY >= (3, 14) else None
 # same value that must fail, straight to the POP_TOP after it (``flow/spelled.py``
 # jumps to that test again, as 3.13 does).
 VALUE_TESTS_THREADED = PY >= (3, 14)
+# 3.14 (loops tested at the head, as up to 3.9, but with a NOP for the line of a
+# `while True:`): a NOP that a loop jumps back to right before another loop's head is
+# kept as the outer loop's head.
+NOP_KEEPS_LOOP_HEAD = PY >= (3, 14)
+# 3.14: a `while` tested at the head with a compound test (`while a or b:`) is read by
+# folding the test first (up to 3.9, which tests at the head too, such a loop is still
+# read as `while True:` with an if, as before).
+WHILE_HEAD_COMPOUND = PY >= (3, 14)

@@ -342,7 +342,7 @@ def normalize(code):
     pending_kwnames = []
     line = code.co_firstlineno
     raw_list = spelled.drop_inlined_calls(list(raw_reader.instructions(code)), code)
-    skip = set()
+    skip, heads = set(), spelled.loop_head_nops(raw_list)
     if V.END_FOR_THEN_POP_TOP:
         for a, b in zip(raw_list, raw_list[1:]):
             if a.opname == "END_FOR" and b.opname == V.ITER_POP:
@@ -359,7 +359,7 @@ def normalize(code):
         offset_first[raw.offset] = len(out)
         line = _line_of(raw, line)
         expanded = [Instr("TO_BOOL")] if raw.offset in value_to_bool else \
-            _expand(raw, code, pending_kwnames)
+            [Instr("NOP")] if raw.offset in heads else _expand(raw, code, pending_kwnames)
         for ins in expanded:
             ins.offset = raw.offset
             ins.line = line

@@ -119,3 +119,15 @@ def _unthread_value_tests(out):
                 out[t - 1].opname == _OPPOSITE[ins.opname] and out[t - 2].opname == "COPY" and \
                 out[t - 2].arg == 1 and out[t - 1].target != ins.target:
             ins.target = out[t - 2].offset
+
+
+def loop_head_nops(raw_list):
+    """Offsets of the NOPs to keep (3.14, ``V.NOP_KEEPS_LOOP_HEAD``): a NOP that a loop
+    jumps back to, right before the head of another loop (`while True:` starting with a
+    `while c:`, both tested at the head); dropped, the two loops would share one head."""
+    if not V.NOP_KEEPS_LOOP_HEAD:
+        return frozenset()
+    back = {i.argval for i in raw_list if i.opcode in _JUMP_OPS and isinstance(i.argval, int)
+            and i.argval <= i.offset}
+    return frozenset(a.offset for a, b in zip(raw_list, raw_list[1:])
+                     if a.opname == "NOP" and a.offset in back and b.offset in back)

@@ -78,6 +78,9 @@ class FlowOps:
             self.returning[id(stack[-1])] = stack[-1]
         out.append(PopExceptStmt())
 
+    def op_NOP(self, ins, stack, out):
+        pass  # 3.14: kept only as the head of a loop (``flow.spelled.loop_head_nops``)
+
     def op_PUSH_EXC_INFO(self, ins, stack, out):
         exc = pop(stack)
         stack.append(PrevExc())

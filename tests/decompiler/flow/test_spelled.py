@@ -63,6 +63,8 @@ def test_inlined_call_of_a_local_name_is_the_call_too():
     "def f(a, n):\n    while a < n:\n        a += 1\n    return a\n",
     "def f(a, b):\n    if not (a in b):\n        b.append(a)\n",
     "def f(v):\n    return '' if v else v\n",
+    "def f(a, b, c, d):\n    return a or (b and c) or d\n",  # b's jump threaded past `or`
+    "def f(a, b, c):\n    x = (a or b) and c\n    return x\n",
 ])
 def test_decompiles_back_to_the_same_text(src):
     assert depyf.decompile(_fn(src)).strip() == src.strip().replace("not (a in b)", "not a in b")
