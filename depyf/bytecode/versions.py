@@ -49,8 +49,9 @@ SUPER_INSTRUCTIONS = {
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
 }
 
-# 3.12+: FOR_ITER's target is END_FOR (3.13: END_FOR; POP_TOP), which an exhausted
-# iterator skips. Normalized FOR_ITER jumps past them with the iterator popped, as before 3.12.
+# 3.12+: FOR_ITER's target is END_FOR (3.13: END_FOR; POP_TOP, 3.14: END_FOR; POP_ITER),
+# which an exhausted iterator skips. Normalized FOR_ITER jumps past them with the iterator
+# popped, as before 3.12.
 END_FOR_THEN_POP_TOP = PY >= (3, 13)
 
 # Up to 3.10 each binary/in-place operator has its own opcode; 3.11+ uses BINARY_OP(arg).
@@ -90,8 +91,8 @@ HANDLER_CODE_COVERED = HAS_EXCEPTION_TABLE
 
 # Up to 3.9 `while c:` tests c at the loop head and jumps back unconditionally; 3.10+
 # compiles it as `if c: <do ... while c>` (a `while True:` head that tests and leaves is
-# an `if c: break` there).
-WHILE_TESTS_AT_HEAD = PY < (3, 10)
+# an `if c: break` there); 3.14 tests at the head again.
+WHILE_TESTS_AT_HEAD = PY < (3, 10) or PY >= (3, 14)
 
 # 3.12+ lay exception handlers out after all other code ("cold" blocks); 3.11 keeps them
 # right after the try body (and its else clause), before the code after the statement.
@@ -100,7 +101,7 @@ HANDLERS_AT_END = PY >= (3, 12)
 # 3.12+ compiles `return <constant>` as one RETURN_CONST. A LOAD_CONST + RETURN_VALUE pair
 # there is a return the compiler pasted after the constant: it was an arm of a conditional
 # expression (`return a if c else None`) whose shared exit block was copied into each arm.
-RETURN_CONST_FUSED = PY >= (3, 12)
+RETURN_CONST_FUSED = (3, 12) <= PY < (3, 14)  # 3.14: no RETURN_CONST any more
 
 # Up to 3.9 unreachable code stays in place: the peephole optimizer only drops what follows
 # a `return` up to the next jump target. So the jump that ends an if body before its
@@ -307,7 +308,8 @@ JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
 # (a class by its name), LOAD_SPECIAL's method name, IS_OP's / CONTAINS_OP's operator.
 DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
 
-# == Python 3.14 (issue 11): the verifier (normalize, equivalence checker) ==============
+# == Python 3.14 (issue 11): the verifier (normalize, equivalence checker) =======
+# == Python 3.14 (issue 11): the decompiler ================================
 # 3.14 marks a docstring with the code flag CO_HAS_DOCSTRING (``inspect.CO_HAS_DOCSTRING``);
 # without it ``co_consts[0]`` is just the first constant the compiler met (also one that
 # folding or LOAD_SMALL_INT left unreferenced). Before 3.14 a function's ``co_consts[0]``
@@ -339,3 +341,55 @@ WITH_EXIT_HAS_SELF = PY >= (3, 14)
 # 3.14's CALL_FUNCTION_EX takes no argument: the slot for ``**kwargs`` is always there
 # (PUSH_NULL when the call has none); up to 3.13 the argument's bit 1 says.
 CALL_FUNCTION_EX_KWARGS_SLOT = PY >= (3, 14)
+=======
+# What pops a for loop's iterator (after END_FOR, and on a `break`/`return` out of the
+# loop): 3.14 has POP_ITER for it, earlier versions POP_TOP.
+ITER_POP = "POP_ITER" if PY >= (3, 14) else "POP_TOP"
+# 3.14 spells some older instructions differently; normalization
+# (``decompiler/flow/instructions.py`` and ``flow/spelled.py``) restores the 3.13 form:
+# LOAD_FAST_BORROW is a LOAD_FAST (BORROWED_LOADS), LOAD_SMALL_INT a LOAD_CONST of its
+# argument, BINARY_OP NB_SUBSCR a BINARY_SUBSCR, POP_ITER a POP_TOP.
+# LOAD_COMMON_CONSTANT's objects by argrepr: AssertionError is 3.13's LOAD_ASSERTION_ERROR
+# (a failed `assert`); the others load the builtin of that name.
+COMMON_CONSTANT_OPS = {"AssertionError": "LOAD_ASSERTION_ERROR"}
+# 3.14 replaced BEFORE_WITH / BEFORE_ASYNC_WITH by LOAD_SPECIAL: the prologue
+# COPY 1; LOAD_SPECIAL <exit>; SWAP 2; SWAP 3; LOAD_SPECIAL <enter>; CALL 0 leaves
+# [__exit__, manager, __enter__()] (the exit is then called as a method, CALL 3).
+WITH_PROLOGUE = PY >= (3, 14)
+WITH_PROLOGUE_EXITS = {"__exit__": ("__enter__", "BEFORE_WITH"),
+                       "__aexit__": ("__aenter__", "BEFORE_ASYNC_WITH")}
+# 3.14 inlines `all(<genexpr>)`, `any(<genexpr>)` and `tuple(<genexpr>)`: LOAD_GLOBAL f;
+# COPY 1; LOAD_COMMON_CONSTANT f; IS_OP 0; POP_JUMP_IF_FALSE <call>; POP_TOP; <the loop,
+# inline>; <call>: PUSH_NULL; <genexpr>; CALL 1. The loop is the same program as the call.
+INLINED_BUILTIN_CALLS = frozenset(["all", "any", "tuple"]) if PY >= (3, 14) else frozenset()
+# 3.14 folds a subscript's constant slice (`a[1:2]`, `a[::2, 0]`) into a slice constant;
+# the decompiler writes such a constant back as slice syntax.
+SLICE_CONSTANTS = PY >= (3, 14)
+# The bookkeeping assignments that close a class body (and are copied into the branches
+# of an if/else or try that ends it): 3.13 ``__static_attributes__``; 3.14 also
+# ``__classdictcell__`` (after it), which 3.14 makes for more bodies.
+CLASS_TAIL_BOOKKEEPING = frozenset(["__static_attributes__"]
+                                   + (["__classdictcell__"] if PY >= (3, 14) else []))
+# 3.14 has no RETURN_CONST: `return <constant>` and a conditional expression's constant
+# arm (its copy of the shared return) are both LOAD_CONST + RETURN_VALUE. A statement
+# starts a line of its own; the arm's copy has none (it stays on the line of the test).
+RETURN_ARM_BY_LINE = PY >= (3, 14)
+# Up to 3.13 `not (a in b)` (and `is`) compiles to `a not in b` everywhere; 3.14 folds it
+# so only as a value: in a test it keeps the `in` and turns the jumps around.
+NOT_FOLDS_INTO_COMPARE_TESTS = PY < (3, 14)
+# 3.14 evaluates a type parameter's bound/constraints/default and a type alias's value
+# through a function like an ``__annotate__``: one positional ``.format`` defaulting to
+# (1,), starting with ``if .format > 2: raise NotImplementedError``.
+LAZY_FORMAT_PARAM = ".format" if PY >= (3, 14) else None
+# 3.14 threads the jump of a kept value's test (`b and c or d`) past a later test of the
+# same value that must fail, straight to the POP_TOP after it (``flow/spelled.py``
+# jumps to that test again, as 3.13 does).
+VALUE_TESTS_THREADED = PY >= (3, 14)
+# 3.14 (loops tested at the head, as up to 3.9, but with a NOP for the line of a
+# `while True:`): a NOP that a loop jumps back to right before another loop's head is
+# kept as the outer loop's head.
+NOP_KEEPS_LOOP_HEAD = PY >= (3, 14)
+# 3.14: a `while` tested at the head with a compound test (`while a or b:`) is read by
+# folding the test first (up to 3.9, which tests at the head too, such a loop is still
+# read as `while True:` with an if, as before).
+WHILE_HEAD_COMPOUND = PY >= (3, 14)

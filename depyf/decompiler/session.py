@@ -158,7 +158,11 @@ class DecompileSession:
         if code.co_name.startswith("<"):
             return body
         consts = code.co_consts
-        if consts and isinstance(consts[0], str) and not _loads_const0(code):
+        if V.DOCSTRING_FLAG:  # 3.14+: the flag says; co_consts[0] may be any string
+            has_doc = code.co_flags & V.DOCSTRING_FLAG and consts and isinstance(consts[0], str)
+        else:
+            has_doc = consts and isinstance(consts[0], str) and not _loads_const0(code)
+        if has_doc:
             return [ast.Expr(value=E.const(consts[0]))] + [s for s in body if not isinstance(s, ast.Pass)] or body
         return body
 
@@ -184,7 +188,7 @@ class DecompileSession:
         """The expression a lazily evaluated function returns (3.12+: a type parameter's
         bound, constraints or default, a type alias's value); ``starred``: the value of
         ``*Ts = *X``, which unpacks ``X``."""
-        expr = _lambda_result(self.body_of(code, kind="lambda"))
+        expr = _lambda_result(_without_format_check(self.body_of(code, kind="lambda")))
         if starred:
             expr = _starred(expr)
         if expr is None or isinstance(expr, M.Marker):
@@ -279,6 +283,21 @@ def _lambda_result(body):
 
 
 _CONST_LOADS = frozenset(dis.opmap[n] for n in ("LOAD_CONST", "RETURN_CONST") if n in dis.opmap)
+
+
+def _without_format_check(body):
+    """3.14: a lazily evaluated function's body without its ``if .format > 2: raise
+    NotImplementedError`` (``V.LAZY_FORMAT_PARAM``)."""
+    if V.LAZY_FORMAT_PARAM is None or not body or not isinstance(body[0], ast.If):
+        return body
+    test, raised = body[0].test, body[0].body
+    if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and \
+            test.left.id == V.LAZY_FORMAT_PARAM and isinstance(test.ops[0], ast.Gt) and \
+            len(raised) == 1 and isinstance(raised[0], ast.Raise) and \
+            isinstance(raised[0].exc, ast.Name) and raised[0].exc.id == "NotImplementedError" \
+            and not body[0].orelse:
+        return body[1:] or [ast.Pass()]  # (the clean-up dropped a lone `return None`)
+    return body
 
 
 def _loads_const0(code):

@@ -10,6 +10,7 @@ declaration says: ``global`` / ``nonlocal`` and cells nothing captures. The sess
 import ast
 import inspect
 
+from ...bytecode import versions as V
 from .mangling import unmangle_class_body
 from ..symbolic import exprs as E
 from ..symbolic import markers as M
@@ -68,7 +69,7 @@ def _drop_copied_tail_bookkeeping(stmts):
     if/else or the handlers of a try that ends the body: drop it there as at the top
     level (a class body has no return of its own). Edits ``stmts`` in place."""
     while stmts and (isinstance(stmts[-1], ast.Return) or
-                     _assigns_name(stmts[-1]) == "__static_attributes__"):
+                     _assigns_name(stmts[-1]) in V.CLASS_TAIL_BOOKKEEPING):
         stmts.pop()
     if not stmts:
         return

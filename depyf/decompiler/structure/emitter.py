@@ -2,6 +2,7 @@
 block symbolically and handing the block's end (a branch, a loop head, a protected
 region, a match) to the construct family that reads it (see the package docstring)."""
 import ast
+import dis
 
 from ..mismatch import Mismatch
 from . import patterns
@@ -54,6 +55,8 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
         self._emitting_loops = set()
         self._active = set()  # seq calls in progress, to refuse endless recursion
         self._clause_returns = 0  # how many except clauses returned through their end
+        self._line_starts = frozenset(o for o, line in dis.findlinestarts(code) if line is not None) \
+            if V.RETURN_ARM_BY_LINE else frozenset()
 
     def function_body(self):
         try:
@@ -294,6 +297,11 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
                        not facts.get(node, Fact.CONST_STMT) and prev is not None and
                        prev.opname == "LOAD_CONST" and
                        self.cfg.block_at[prev.index] == self.cfg.block_at[ins.index])
+        elif V.RETURN_ARM_BY_LINE and load is not None and load.opname == "LOAD_CONST" and \
+                self.cfg.block_at[load.index] == self.cfg.block_at[ins.index]:
+            stmt = load.offset in self._line_starts or facts.get(node, Fact.IMPLICIT, False)
+            facts.note(node, Fact.CONST_STMT, stmt)
+            facts.note(node, Fact.IFEXP_ARM, not stmt)
         return node
 
     def _raise(self, argc, stack):

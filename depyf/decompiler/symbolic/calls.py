@@ -128,6 +128,8 @@ class Calls:
         what = ins.argval
         if what == "INTRINSIC_LIST_TO_TUPLE":
             lst = pop(stack)
+            if not isinstance(lst, ast.List):  # (a temporary's name: no display to convert)
+                raise Mismatch("a tuple display built as a list that is no display")
             stack.append(ast.Tuple(elts=lst.elts, ctx=ast.Load()))
         elif what == "INTRINSIC_UNARY_POSITIVE":
             self._unary("+", stack)

@@ -13,6 +13,7 @@ a KeyError or IndexError out of a handler is a bug in it, not a reading that fai
 import ast
 
 from ..mismatch import Mismatch
+from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .markers import Marker
@@ -75,12 +76,27 @@ class Executor(LoadsStores, Operators, Calls, FlowOps):
             if isinstance(value, float) and value < 0 or isinstance(value, int) and not isinstance(value, bool) and value < 0:
                 return ast.UnaryOp(op=ast.USub(), operand=const(-value))
             return const(value)
+        if V.SLICE_CONSTANTS and _index_literal(value):
+            return self._index_expr(value)
         for k, v in self.bindings.items():
             if v is value:
                 return name(k)
         key = "__depyf_const_%d" % len(self.bindings)
         self.bindings[key] = value
         return name(key)
+
+    def _index_expr(self, value):
+        """A subscript's constant index with slices (3.14 folds `a[1:2]`, `a[1:2, 3]`) as
+        the slice syntax it was: no other source makes a slice constant."""
+        if isinstance(value, tuple):
+            node = ast.Tuple(elts=[self._index_expr(v) for v in value], ctx=ast.Load())
+            facts.note(node, Fact.CONST, value)
+            return node
+        if not isinstance(value, slice):
+            return self.const_expr(value)
+        parts = [None if v is None else self.const_expr(v)
+                 for v in (value.start, value.stop, value.step)]
+        return ast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
 
     # -- the main loop --------------------------------------------------------------------
     # -- temporaries mode ---------------------------------------------------------------------
@@ -189,3 +205,12 @@ class Executor(LoadsStores, Operators, Calls, FlowOps):
                 self._group_computes = True
             if len(out) != emitted:
                 self._base = len(stack)
+
+
+def _index_literal(value):
+    """Whether ``value`` is a slice of literals, or a tuple of literals and such slices
+    with at least one slice (a folded subscript index)."""
+    if isinstance(value, slice):
+        return all(v is None or is_literal(v) for v in (value.start, value.stop, value.step))
+    return isinstance(value, tuple) and any(isinstance(v, slice) for v in value) and \
+        all(_index_literal(v) if isinstance(v, slice) else is_literal(v) for v in value)

@@ -145,7 +145,7 @@ def as_in_code(expr):
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         if not isinstance(expr.operand, ast.Compare):
             return as_in_code(expr.operand)
-        expr, flip = expr.operand, True
+        expr, flip = expr.operand, V.NOT_FOLDS_INTO_COMPARE_TESTS
     code_op = facts.get(expr, Fact.CODE_OP, None)
     if code_op is None or not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
         return True
@@ -157,7 +157,9 @@ def negate(expr):
     """``not expr``, folded the way the compiler folds it into jumps."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in NEGATABLE:
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in NEGATABLE \
+            and (V.NOT_FOLDS_INTO_COMPARE_TESTS or
+                 facts.get(expr, Fact.CODE_OP, None) is not type(expr.ops[0])):
         node = ast.Compare(left=expr.left, ops=[NEGATABLE[type(expr.ops[0])]()],
                            comparators=expr.comparators)
         if facts.has(expr, Fact.CODE_OP):

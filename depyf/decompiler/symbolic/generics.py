@@ -20,6 +20,7 @@ symbolically; ``rebuild`` turns what it returns back into the def, class or alia
 import ast
 
 from ..mismatch import Mismatch
+from ...bytecode import versions as V
 from . import markers as M
 from .. import facts
 from ..facts import Fact
@@ -151,10 +152,20 @@ def _params(value):
 
 def _lazy(ex, fm, starred=False):
     """The expression a lazily evaluated bound / constraints / default / alias value returns."""
-    if not isinstance(fm, M.FuncMarker) or fm.defaults is not None or fm.kwdefaults is not None \
-            or fm.annotations is not None or fm.code.co_argcount or fm.code.co_kwonlyargcount:
+    if not isinstance(fm, M.FuncMarker) or not _lazy_signature(fm) or fm.kwdefaults is not None \
+            or fm.annotations is not None or fm.code.co_kwonlyargcount:
         raise Mismatch("lazily evaluated type expression in an unexpected form")
     return ex.nested.lazy_expression(fm.code, starred)
+
+
+def _lazy_signature(fm):
+    """No parameters (3.12/3.13), or 3.14's ``.format=1`` (``V.LAZY_FORMAT_PARAM``)."""
+    code = fm.code
+    if not code.co_argcount:
+        return fm.defaults is None
+    return (V.LAZY_FORMAT_PARAM is not None and code.co_argcount == 1 and
+            code.co_varnames[0] == V.LAZY_FORMAT_PARAM and isinstance(fm.defaults, ast.Tuple) and
+            [getattr(e, "value", None) for e in fm.defaults.elts] == [1])
 
 
 # ---- the hidden function ----------------------------------------------------------------

@@ -80,11 +80,14 @@ CASES = [
      {v: [(L, "a"), ("GET_ITER", None), ("FOR_ITER", "->%d" % (9 + (v >= (3, 11)))), ("STORE_FAST", "x")]
       + mk("g") + [(L, "x"), ("CALL", 1), ("POP_TOP", None), ("JUMP", "->2"), (C, None), RET]
       for v, mk in NULL_GLOBAL.items()}),
-    ("while: the test repeated at the end from 3.10", "def f(a):\n    while a:\n        a = a - 1\n    return a\n",
+    ("while: the test repeated at the end from 3.10 (not 3.14)",
+     "def f(a):\n    while a:\n        a = a - 1\n    return a\n",
      {(3, 8): [(L, "a"), ("POP_JUMP_IF_FALSE", "->7"), (L, "a"), (C, 1), ("BINARY_OP", "-"),
                ("STORE_FAST", "a"), ("JUMP", "->0"), (L, "a"), RET],
       (3, 10): [(L, "a"), ("POP_JUMP_IF_FALSE", "->8"), (L, "a"), (C, 1), ("BINARY_OP", "-"),
-                ("STORE_FAST", "a"), (L, "a"), ("POP_JUMP_IF_TRUE", "->2"), (L, "a"), RET]}),
+                ("STORE_FAST", "a"), (L, "a"), ("POP_JUMP_IF_TRUE", "->2"), (L, "a"), RET],
+      (3, 14): [(L, "a"), ("POP_JUMP_IF_FALSE", "->7"), (L, "a"), (C, 1), ("BINARY_OP", "-"),
+                ("STORE_FAST", "a"), ("JUMP", "->0"), (L, "a"), RET]}),
     ("f-string conversion and spec (3.13: CONVERT_VALUE + FORMAT_WITH_SPEC)", "def f(a):\n    return f'{a!r:>3}'\n",
      {(3, 8): [(L, "a"), (C, ">3"), ("FORMAT_VALUE", (ord("r"), True)), RET],
       (3, 13): [(L, "a"), ("CONVERT_VALUE", repr), (C, ">3"), ("FORMAT_WITH_SPEC", None), RET]}),

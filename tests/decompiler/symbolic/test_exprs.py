@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from depyf.bytecode import versions as V
 from depyf.decompiler import facts
 from depyf.decompiler.facts import Fact
 from depyf.decompiler.symbolic.exprs import NEGATABLE, negate
@@ -29,8 +30,11 @@ NEGATE_BOOL = [
     ("a or b", None, "not a and not b"),
     ("a and not b", None, "not a or b"),
     ("a in b or c", None, "a not in b and not c"),
-    ("a in b or c", "same", "not (a in b or c)"),
-    ("a is b and c", "same", "not (a is b and c)"),
+    # (3.14 keeps `not (a in b)` as `in` in a test: pushing the `not` in keeps the instruction)
+    ("a in b or c", "same", "not (a in b or c)" if V.NOT_FOLDS_INTO_COMPARE_TESTS
+     else "not a in b and not c"),
+    ("a is b and c", "same", "not (a is b and c)" if V.NOT_FOLDS_INTO_COMPARE_TESTS
+     else "not a is b or not c"),
     ("a not in b or c", "opposite", "a in b and not c"),
     ("a is not b and (c or d)", "opposite", "a is b or (not c and not d)"),
 ]
@@ -57,7 +61,11 @@ def test_negate_and_or(source, code_ops, expected):
 
 def test_negated_comparison_keeps_the_instruction_the_code_used():
     node = negate(_parse("a is b", "same"))
-    assert isinstance(node.ops[0], ast.IsNot) and facts.get(node, Fact.CODE_OP) is ast.Is
+    if V.NOT_FOLDS_INTO_COMPARE_TESTS:
+        assert isinstance(node.ops[0], ast.IsNot) and facts.get(node, Fact.CODE_OP) is ast.Is
+    else:  # 3.14: `not (a is b)` compiles to the `is` the code used, `a is not b` would not
+        assert isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and \
+            isinstance(node.operand.ops[0], ast.Is)
     assert not facts.has(negate(_parse("a is b")), Fact.CODE_OP)
 
 
