@@ -28,7 +28,8 @@ _INT_OVERFLOW = 2 ** 31
 # how an argument is resolved
 (_PLAIN, _CONST, _CONST_UNKNOWN, _NAME, _NAME_NULL, _ATTR_NULL, _SUPER_ATTR, _JUMP_ABS,
  _JUMP_REL, _JUMP_BACK, _LOCAL, _CELL, _ORACLE, _FAST_PAIR, _COMPARE, _FORMAT_VALUE,
- _FLAGS, _BINARY_OP, _INTRINSIC_1, _INTRINSIC_2, _CONVERT_VALUE) = range(21)
+ _FLAGS, _BINARY_OP, _INTRINSIC_1, _INTRINSIC_2, _CONVERT_VALUE, _COMMON_CONSTANT, _SPECIAL,
+ _IS, _CONTAINS) = range(25)
 
 _Fields = namedtuple("_Fields", "opname opcode arg argval lazy_argrepr offset starts_line "
                                 "line_number")
@@ -77,7 +78,7 @@ def _jump_kind(deop, name):
     if deop in dis.hasjabs:
         return _JUMP_ABS if V.ABSOLUTE_JUMP_ARGREPR else None
     if deop in dis.hasjrel or deop in getattr(dis, "hasjump", ()):
-        return _JUMP_BACK if V.HAS_BACKWARD_JUMPS and "JUMP_BACKWARD" in name else _JUMP_REL
+        return _JUMP_BACK if V.HAS_BACKWARD_JUMPS and name in V.BACKWARD_JUMPS else _JUMP_REL
     return None
 
 
@@ -85,6 +86,9 @@ _LATE_KINDS = {"FORMAT_VALUE": _FORMAT_VALUE, "MAKE_FUNCTION": _FLAGS,
                "SET_FUNCTION_ATTRIBUTE": _FLAGS, "BINARY_OP": _BINARY_OP,
                "CALL_INTRINSIC_1": _INTRINSIC_1, "CALL_INTRINSIC_2": _INTRINSIC_2,
                "CONVERT_VALUE": _CONVERT_VALUE}
+if V.DIS_NAMES_SPECIAL_ARGS:
+    _LATE_KINDS.update({"LOAD_COMMON_CONSTANT": _COMMON_CONSTANT, "LOAD_SPECIAL": _SPECIAL,
+                        "IS_OP": _IS, "CONTAINS_OP": _CONTAINS})
 
 
 def _kind(deop):
@@ -127,6 +131,8 @@ _FLAG_NAMES = getattr(dis, "FUNCTION_ATTR_FLAGS", None) or getattr(dis, "MAKE_FU
 _FORMAT_CONVERTERS = getattr(dis, "FORMAT_VALUE_CONVERTERS", None)
 _NB_OPS = getattr(dis, "_nb_ops", None)
 _INTRINSICS = (getattr(dis, "_intrinsic_1_descs", None), getattr(dis, "_intrinsic_2_descs", None))
+_COMMON_CONSTANTS = getattr(dis, "_common_constants", ())
+_SPECIAL_NAMES = getattr(dis, "_special_method_names", ())
 
 
 def _with_null(name, null):
@@ -141,7 +147,8 @@ def _jump_reprs(out, jumps):
     """3.13: jump argreprs name the target by its rank among all targets (``to L<n>``)."""
     labels = {t: k + 1 for k, t in enumerate(sorted({out[i].argval for i in jumps}))}
     for i in jumps:
-        out[i] = out[i]._replace(lazy_argrepr="to L%d" % labels[out[i].argval])
+        word = "from" if out[i].opname in V.JUMP_REPR_FROM else "to"
+        out[i] = out[i]._replace(lazy_argrepr="%s L%d" % (word, labels[out[i].argval]))
 
 
 def _resolve(kind, arg, offset, caches, code):
@@ -187,6 +194,19 @@ def _resolve_flags(kind, arg):
         return arg, _INTRINSICS[kind - _INTRINSIC_1][arg]
     if kind == _CONVERT_VALUE:
         return (None, str, repr, ascii)[arg], ("", "str", "repr", "ascii")[arg]
+    return _resolve_named(kind, arg)
+
+
+def _resolve_named(kind, arg):
+    if kind == _COMMON_CONSTANT:
+        obj = _COMMON_CONSTANTS[arg]
+        return arg, (obj.__name__ if isinstance(obj, type) else repr(obj))
+    if kind == _SPECIAL:
+        return arg, _SPECIAL_NAMES[arg]
+    if kind == _IS:
+        return arg, "is not" if arg else "is"
+    if kind == _CONTAINS:
+        return arg, "not in" if arg else "in"
     return arg, ""
 
 

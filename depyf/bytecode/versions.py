@@ -49,8 +49,9 @@ SUPER_INSTRUCTIONS = {
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
 }
 
-# 3.12+: FOR_ITER's target is END_FOR (3.13: END_FOR; POP_TOP), which an exhausted
-# iterator skips. Normalized FOR_ITER jumps past them with the iterator popped, as before 3.12.
+# 3.12+: FOR_ITER's target is END_FOR (3.13: END_FOR; POP_TOP, 3.14: END_FOR; POP_ITER),
+# which an exhausted iterator skips. Normalized FOR_ITER jumps past them with the iterator
+# popped, as before 3.12.
 END_FOR_THEN_POP_TOP = PY >= (3, 13)
 
 # Up to 3.10 each binary/in-place operator has its own opcode; 3.11+ uses BINARY_OP(arg).
@@ -100,7 +101,7 @@ HANDLERS_AT_END = PY >= (3, 12)
 # 3.12+ compiles `return <constant>` as one RETURN_CONST. A LOAD_CONST + RETURN_VALUE pair
 # there is a return the compiler pasted after the constant: it was an arm of a conditional
 # expression (`return a if c else None`) whose shared exit block was copied into each arm.
-RETURN_CONST_FUSED = PY >= (3, 12)
+RETURN_CONST_FUSED = (3, 12) <= PY < (3, 14)  # 3.14: no RETURN_CONST any more
 
 # Up to 3.9 unreachable code stays in place: the peephole optimizer only drops what follows
 # a `return` up to the next jump target. So the jump that ends an if body before its
@@ -287,6 +288,24 @@ STARTS_LINE_IS_FLAG = PY >= (3, 13)
 # the line table (co_lnotab becomes derived from it) and 3.11 the qualified name.
 CODE_LOCATION_FIELDS = (("co_qualname", "co_linetable") if PY >= (3, 11) else
                         ("co_linetable",) if PY >= (3, 10) else ("co_lnotab",))
+
+# == Python 3.14 (issue 11): reading its bytecode =======================================
+# 3.14 adds a super-instruction of two borrowed local reads (LOAD_FAST_BORROW: a
+# LOAD_FAST that skips the reference count, which the decompiler reads as LOAD_FAST).
+if PY >= (3, 14):
+    SUPER_INSTRUCTIONS["LOAD_FAST_BORROW_LOAD_FAST_BORROW"] = ("LOAD_FAST_BORROW",
+                                                                "LOAD_FAST_BORROW")
+# Jumps whose argument counts backward (3.11+); 3.14's END_ASYNC_FOR takes the offset of
+# its SEND loop as a backward jump argument (``dis`` writes ``from L<n>``).
+BACKWARD_JUMPS = frozenset(["JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"]
+                           + (["END_ASYNC_FOR"] if PY >= (3, 14) else []))
+JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
+# 3.14's ``dis`` names the argument of these in argrepr: LOAD_COMMON_CONSTANT's object
+# (a class by its name), LOAD_SPECIAL's method name, IS_OP's / CONTAINS_OP's operator.
+DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
+# What pops a for loop's iterator (after END_FOR, and on a `break`/`return` out of the
+# loop): 3.14 has POP_ITER for it, earlier versions POP_TOP.
+ITER_POP = "POP_ITER" if PY >= (3, 14) else "POP_TOP"
 
 # -- 3.14 language features (PEP 649/749 annotations, PEP 750 template strings) ---------
 # 3.14 evaluates annotations lazily: a function's live in an ``__annotate__`` function,

@@ -21,6 +21,13 @@ def _opnames(code):
 
 
 OP = dis.opmap
+
+
+def _after_end_for():
+    """The opname after a for loop's END_FOR (None before 3.13: no END_FOR or nothing after)."""
+    ops = _opnames(_code("def f(a):\n    for x in a:\n        pass\n    return a\n"))
+    k = ops.index("END_FOR") if "END_FOR" in ops else None
+    return ops[k + 1] if k is not None and ops[k + 1] in ("POP_TOP", "POP_ITER") else None
 # loops whose test jumps back to the head on 3.8-3.9 (the first) or 3.10-3.11 (the second)
 BACKWARD_TESTS = ["def f(a):\n    for x in a:\n        if x:\n            g()\n",
                   "def f(a, b):\n    while a:\n        if b:\n            continue\n        g()\n"]
@@ -48,7 +55,8 @@ FACTS = [
      lambda: not any("IF" in i.opname and i.argval < i.offset for src in BACKWARD_TESTS
                      for i in dis.get_instructions(_code(src)))),
     ("END_FOR_THEN_POP_TOP", lambda: V.END_FOR_THEN_POP_TOP,
-     lambda: _opnames(_code("def f(a):\n    for x in a:\n        pass\n"))[-3:-1] == ["END_FOR", "POP_TOP"]),
+     lambda: _after_end_for() in ("POP_TOP", "POP_ITER")),
+    ("ITER_POP", lambda: V.ITER_POP, lambda: _after_end_for() or "POP_TOP"),
     ("HAS_AST_UNPARSE", lambda: V.HAS_AST_UNPARSE, lambda: hasattr(ast, "unparse")),
     ("LOAD_FAST_CHECKS (no LOAD_FAST_CHECK opcode)", lambda: V.LOAD_FAST_CHECKS,
      lambda: "LOAD_FAST_CHECK" not in OP),
