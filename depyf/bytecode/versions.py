@@ -325,3 +325,7 @@ INTERPOLATION_CONVERSIONS = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}
 # how the compiler's ``__annotate__`` loads the NotImplementedError of its format check
 # (LOAD_COMMON_CONSTANT 1: ``opcode._common_constants[1]``); no source loads it so
 LOAD_NOT_IMPLEMENTED = ("LOAD_COMMON_CONSTANT", 1)
+# 3.14 marks a function with a docstring by a flag (``inspect.CO_HAS_DOCSTRING``; the
+# docstring is co_consts[0]); before, co_consts[0] is the docstring if no code loads it,
+# and 3.14 no longer puts a None there in functions without one.
+DOCSTRING_FLAG = 0x4000000 if PY >= (3, 14) else 0
