@@ -297,7 +297,9 @@ if PY >= (3, 14):
                                                                 "LOAD_FAST_BORROW")
 # Jumps whose argument counts backward (3.11+); 3.14's END_ASYNC_FOR takes the offset of
 # its SEND loop as a backward jump argument (``dis`` writes ``from L<n>``).
+# (3.11's backward conditional jumps, POP_JUMP_BACKWARD_IF_*, count backward too.)
 BACKWARD_JUMPS = frozenset(["JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"]
+                           + [name for name in COND_JUMP_ALIASES if "_BACKWARD_" in name]
                            + (["END_ASYNC_FOR"] if PY >= (3, 14) else []))
 JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
 # 3.14's ``dis`` names the argument of these in argrepr: LOAD_COMMON_CONSTANT's object
@@ -306,6 +308,28 @@ DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
 # What pops a for loop's iterator (after END_FOR, and on a `break`/`return` out of the
 # loop): 3.14 has POP_ITER for it, earlier versions POP_TOP.
 ITER_POP = "POP_ITER" if PY >= (3, 14) else "POP_TOP"
+# 3.14 spells some older instructions differently; normalization
+# (``decompiler/flow/instructions.py`` and ``flow/spelled.py``) restores the 3.13 form:
+# LOAD_FAST_BORROW is a LOAD_FAST, LOAD_SMALL_INT a LOAD_CONST of its argument,
+# BINARY_OP with this argrepr a BINARY_SUBSCR, POP_ITER a POP_TOP.
+FAST_LOAD_ALIASES = {"LOAD_FAST_BORROW": "LOAD_FAST"}
+BINARY_OP_SUBSCR_REPR = "[]" if PY >= (3, 14) else None
+# LOAD_COMMON_CONSTANT's objects by argrepr: AssertionError is 3.13's LOAD_ASSERTION_ERROR
+# (a failed `assert`); the others load the builtin of that name.
+COMMON_CONSTANT_OPS = {"AssertionError": "LOAD_ASSERTION_ERROR"}
+# 3.14 replaced BEFORE_WITH / BEFORE_ASYNC_WITH by LOAD_SPECIAL: the prologue
+# COPY 1; LOAD_SPECIAL <exit>; SWAP 2; SWAP 3; LOAD_SPECIAL <enter>; CALL 0 leaves
+# [__exit__, manager, __enter__()] (the exit is then called as a method, CALL 3).
+WITH_PROLOGUE = PY >= (3, 14)
+WITH_PROLOGUE_EXITS = {"__exit__": ("__enter__", "BEFORE_WITH"),
+                       "__aexit__": ("__aenter__", "BEFORE_ASYNC_WITH")}
+# 3.14's CALL_FUNCTION_EX has no argument: the keyword mapping is always on the stack
+# (a PUSH_NULL where the call has none).
+CALL_EX_KWARGS_ALWAYS = PY >= (3, 14)
+# 3.14 inlines `all(<genexpr>)`, `any(<genexpr>)` and `tuple(<genexpr>)`: LOAD_GLOBAL f;
+# COPY 1; LOAD_COMMON_CONSTANT f; IS_OP 0; POP_JUMP_IF_FALSE <call>; POP_TOP; <the loop,
+# inline>; <call>: PUSH_NULL; <genexpr>; CALL 1. The loop is the same program as the call.
+INLINED_BUILTIN_CALLS = frozenset(["all", "any", "tuple"]) if PY >= (3, 14) else frozenset()
 
 # -- 3.14 language features (PEP 649/749 annotations, PEP 750 template strings) ---------
 # 3.14 evaluates annotations lazily: a function's live in an ``__annotate__`` function,

@@ -11,6 +11,7 @@ from collections import namedtuple
 from ...bytecode import exctable
 from ...bytecode import raw as raw_reader
 from ...bytecode import versions as V
+from . import spelled
 
 ExcEntry = namedtuple("ExcEntry", "start end target depth lasti")  # indexes, end exclusive
 
@@ -89,6 +90,8 @@ def _old_binary(raw, code, kw):
 
 
 def _binary_op(raw, code, kw):
+    if raw.argrepr == V.BINARY_OP_SUBSCR_REPR:  # 3.14: `a[b]`
+        return (Instr("BINARY_SUBSCR"),)
     return (Instr("BINARY_OP", raw.arg, raw.argrepr),)
 
 
@@ -118,14 +121,24 @@ def _load_attr(raw, code, kw):
 
 
 def _fast_pair(raw, code, kw):
-    first, second = raw.argval
-    a, b = raw.opname.split("_FAST_")[0], raw.opname.split("_FAST_")[1].replace("_FAST", "")
-    return (Instr(a + "_FAST", raw.arg, first), Instr(b + "_FAST", raw.arg, second))
+    ops = [V.FAST_LOAD_ALIASES.get(op, op) for op in V.SUPER_INSTRUCTIONS[raw.opname]]
+    return tuple(Instr(op, raw.arg, value) for op, value in zip(ops, raw.argval))
 
 
 def _load_fast_variant(raw, code, kw):
     op = "LOAD_FAST_AND_CLEAR" if raw.opname == "LOAD_FAST_AND_CLEAR" else "LOAD_FAST"
     return (Instr(op, raw.arg, raw.argval),)
+
+
+def _renamed(raw, code, kw):
+    # 3.14: LOAD_SMALL_INT (its argument is the value), POP_ITER, LOAD_SPECIAL (by name)
+    op = {"LOAD_SMALL_INT": "LOAD_CONST", "POP_ITER": "POP_TOP"}.get(raw.opname, raw.opname)
+    return (Instr(op, raw.arg, raw.argrepr if op == "LOAD_SPECIAL" else raw.argval),)
+
+
+def _common_constant(raw, code, kw):
+    op = V.COMMON_CONSTANT_OPS.get(raw.argrepr, "LOAD_COMMON_CONSTANT")
+    return (Instr(op, raw.arg, raw.argrepr),)
 
 
 def _kw_names(raw, code, kw):
@@ -189,8 +202,10 @@ def _expanders():
         (("RETURN_CONST",), _return_const),
         (("LOAD_GLOBAL",), _load_global),
         (("LOAD_ATTR",), _load_attr),
-        (("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"), _fast_pair),
-        (("LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"), _load_fast_variant),
+        (V.SUPER_INSTRUCTIONS, _fast_pair),
+        (("LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "LOAD_FAST_BORROW"), _load_fast_variant),
+        (("LOAD_SMALL_INT", "POP_ITER", "LOAD_SPECIAL"), _renamed),
+        (("LOAD_COMMON_CONSTANT",), _common_constant),
         (("KW_NAMES",), _kw_names),
         (("CALL", "CALL_METHOD", "CALL_FUNCTION"), _call),
         (("CALL_FUNCTION_KW", "CALL_KW"), _call_kw),
@@ -326,11 +341,11 @@ def normalize(code):
     offset_first = {}  # raw offset -> index of first normalized instr at or after it
     pending_kwnames = []
     line = code.co_firstlineno
-    raw_list = list(raw_reader.instructions(code))
+    raw_list = spelled.drop_inlined_calls(list(raw_reader.instructions(code)), code)
     skip = set()
     if V.END_FOR_THEN_POP_TOP:
         for a, b in zip(raw_list, raw_list[1:]):
-            if a.opname == "END_FOR" and b.opname == "POP_TOP":
+            if a.opname == "END_FOR" and b.opname == V.ITER_POP:
                 skip.add(b.offset)
     # 3.13: TO_BOOL only matters as a value (`not not x` compiles to it); before a test
     # or a `not` it is bookkeeping and dropped
@@ -350,6 +365,7 @@ def normalize(code):
             ins.line = line
             ins.index = len(out)
             out.append(ins)
+    out = spelled.fuse(out, Instr)
     if V.FOLD_BACKWARD_COND_JUMPS:
         out = _fold_backward_cond_jumps(out)
     if V.FINALLY_PLACEHOLDER:

@@ -6,7 +6,7 @@ from ..mismatch import Mismatch
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
-from .markers import (EnterResult, FinallyMarker, FinallyPlaceholder, ForItem, GenStart, GetIter,
+from .markers import (NULL, EnterResult, FinallyMarker, FinallyPlaceholder, ForItem, GenStart, GetIter,
                       PopExceptStmt, PrevExc, WithExit, WithExitCall, WithExitStmt, YieldFromIter)
 from .exprs import is_none, yield_from_expr
 from .stackops import pop
@@ -83,17 +83,16 @@ class FlowOps:
         stack.append(PrevExc())
         stack.append(exc)
 
-    def op_BEFORE_WITH(self, ins, stack, out):
+    def op_BEFORE_WITH(self, ins, stack, out, is_async=False):
         mgr = pop(stack)
-        ex = WithExit(mgr)
+        ex = WithExit(mgr, is_async=is_async)
         stack.append(ex)
+        if ins.extra == "self":  # 3.14: the manager stays, the exit is called as a method
+            stack.append(NULL)
         stack.append(EnterResult(ex))
 
     def op_BEFORE_ASYNC_WITH(self, ins, stack, out):
-        mgr = pop(stack)
-        ex = WithExit(mgr, is_async=True)
-        stack.append(ex)
-        stack.append(EnterResult(ex))
+        self.op_BEFORE_WITH(ins, stack, out, is_async=True)
 
     # -- up to 3.10: the block stack (already turned into exception entries) -------------
     def op_SETUP_FINALLY(self, ins, stack, out):

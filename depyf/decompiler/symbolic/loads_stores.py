@@ -99,6 +99,9 @@ class LoadsStores:
         facts.note(node, Fact.ASSERTION, True)  # only `assert` loads it this way
         stack.append(node)
 
+    def op_LOAD_COMMON_CONSTANT(self, ins, stack, out):
+        stack.append(name(ins.argval))  # 3.14: a builtin the compiler loads by itself
+
     def op_LOAD_BUILD_CLASS(self, ins, stack, out):
         stack.append(BuildClassMarker())
 
