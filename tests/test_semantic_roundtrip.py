@@ -14,7 +14,9 @@ new function on deep copies of the arguments and compare
   so); coroutines and async generators: the same, run under ``asyncio.run``.
 
 The signature, the docstring and the function kind (plain, generator, coroutine, async
-generator) must match too. One test id per case: ``file.py::function``.
+generator) must match too, and the text must not ``return``/``break``/``continue`` out of
+a ``finally`` block where the source does not (PEP 765: 3.14's compiler warns about each;
+the warnings of the text and of the case's source are compared). One test id per case: ``file.py::function``.
 
 Known failures live in ``tests/corpus/known_failures.txt`` as lines
 ``<python-version> <file.py::function> <reason>``; they are strict xfails for that
@@ -25,6 +27,7 @@ the case functions (and of the functions, lambdas and comprehensions nested in t
 that every path is exercised; it does not need the decompiler.
 """
 import asyncio
+import collections
 import contextlib
 import copy
 import dis
@@ -36,8 +39,10 @@ import io
 import re
 import signal
 import sys
+import textwrap
 import threading
 import types
+import warnings
 from pathlib import Path
 
 import pytest
@@ -320,9 +325,37 @@ def kind(fn):
     return "function"
 
 
+_FINALLY_EXIT = re.compile(r"'(return|break|continue)' in a 'finally' block")
+
+
+def finally_exit_warnings(source, filename):
+    """The PEP 765 warnings (3.14+: ``return``/``break``/``continue`` leaving a
+    ``finally`` block) that compiling ``source`` gives, as a Counter of their texts
+    (empty before 3.14, which does not warn)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SyntaxWarning)
+        compile(source, filename, "exec")
+    return collections.Counter(str(w.message) for w in caught
+                               if issubclass(w.category, SyntaxWarning)
+                               and _FINALLY_EXIT.search(str(w.message)))
+
+
+def check_no_added_finally_exits(case, src):
+    """The decompiled text has no exit out of a ``finally`` block that the source lacks:
+    such an exit changes what the code does (it swallows the exception in flight), and
+    3.14 warns about it; a structuring that moves a ``return`` into a ``finally`` would
+    add one."""
+    original = textwrap.dedent(inspect.getsource(case.fn))
+    added = finally_exit_warnings(src, "<depyf: %s>" % case.id) - \
+        finally_exit_warnings(original, case.file)
+    assert not added, "the decompiled text exits a finally block where the source does " \
+        "not (%s):\n%s" % (", ".join(sorted(added)), src)
+
+
 def roundtrip(case):
     """Decompile ``case.fn`` and define the result in a copy of its module's globals."""
     src = depyf.decompile(case.fn)
+    check_no_added_finally_exits(case, src)
     namespace = dict(case.module.__dict__)
     del namespace[case.fn.__name__]  # the new definition must provide it
     exec(compile(src, "<depyf: %s>" % case.id, "exec"), namespace)
@@ -416,3 +449,17 @@ def test_known_failures_name_real_cases():
         assert re.search(r"^(async )?def %s\(" % re.escape(fn_name), source, re.M), (
             "known_failures.txt: no case %s" % case_id
         )
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 765's warning is new in 3.14")
+def test_finally_exit_check_refuses_an_added_exit():
+    """The check above fails on a text that moved the source's ``return`` after a
+    ``finally`` into it, and accepts the text as the source wrote it."""
+    (target,) = [c for c in load_file(CORPUS_DIR / "finally_exits.py")
+                 if c.fn.__name__ == "return_constant_after_finally"]
+    moved = ("def return_constant_after_finally(n, log):\n    try:\n        log.append(n)\n"
+             "    finally:\n        log.append('finally')\n        return 5\n")
+    with pytest.raises(AssertionError, match="exits a finally block"):
+        check_no_added_finally_exits(target, moved)
+    check_no_added_finally_exits(target, moved.replace("        return 5", "    return 5"))
+    assert finally_exit_warnings(moved, "<moved>") == {"'return' in a 'finally' block": 1}

@@ -393,3 +393,22 @@ NOP_KEEPS_LOOP_HEAD = PY >= (3, 14)
 # folding the test first (up to 3.9, which tests at the head too, such a loop is still
 # read as `while True:` with an if, as before).
 WHILE_HEAD_COMPOUND = PY >= (3, 14)
+
+# -- 3.14 language features (PEP 649/749 annotations, PEP 750 template strings) ---------
+# 3.14 evaluates annotations lazily: a function's live in an ``__annotate__`` function,
+# attached with SET_FUNCTION_ATTRIBUTE 0x10; a class body stores its own as
+# ``__annotate_func__`` (3.14.0 betas: ``__annotate__``), a module as ``__annotate__``.
+DEFERRED_ANNOTATIONS = PY >= (3, 14)
+if DEFERRED_ANNOTATIONS:
+    MAKE_FUNCTION_FLAGS = dict(MAKE_FUNCTION_FLAGS)
+    MAKE_FUNCTION_FLAGS[0x10] = "annotate"
+ANNOTATE_STORE_NAMES = frozenset(["__annotate__", "__annotate_func__"])
+# the set of the annotations under if/try/... that ran (module and class bodies): the body
+# adds an annotation's index to it, ``__annotate__`` tests the index
+CONDITIONAL_ANNOTATIONS = "__conditional_annotations__"
+# BUILD_INTERPOLATION's argument: the conversion in arg >> 2 (0: none, 1: !s, 2: !r,
+# 3: !a), a format spec on the stack when arg & 1.
+INTERPOLATION_CONVERSIONS = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}
+# how the compiler's ``__annotate__`` loads the NotImplementedError of its format check
+# (LOAD_COMMON_CONSTANT 1: ``opcode._common_constants[1]``); no source loads it so
+LOAD_NOT_IMPLEMENTED = ("LOAD_COMMON_CONSTANT", 1)

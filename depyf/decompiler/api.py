@@ -14,6 +14,7 @@ import types
 from ..errors import (DecompilationError, InternalError, UnprovenError, UnsupportedInstruction,
                       UnsupportedShape)
 from .mismatch import Mismatch
+from .symbolic import deferred
 from .symbolic import generics
 from . import standalone
 from .symbolic import markers as M
@@ -176,7 +177,10 @@ class Decompiler:
             fm.defaults, fm.kwdefaults = _default_nodes(fn, ex)
             fm.type_params = generics.runtime_params(fn, lambda v: _annotation_expr(v, ex))
             params = {id(p): p.__name__ for p in fn.__type_params__} if fm.type_params else {}
-            ann = getattr(fn, "__annotations__", None)
+            annotate = getattr(fn, "__annotate__", None)  # 3.14+: read, not run
+            if isinstance(annotate, types.FunctionType) and deferred.is_annotate_code(annotate.__code__):
+                fm.annotate = M.FuncMarker(annotate.__code__)
+            ann = getattr(fn, "__annotations__", None) if fm.annotate is None else None
             if ann:
                 fm.annotations = ast.Dict(keys=[E.const(k) for k in ann],
                                           values=[_annotation_expr(v, ex, params) for v in ann.values()])

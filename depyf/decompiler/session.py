@@ -26,6 +26,7 @@ from .rewrite.bodies import finish_body, returned_expression
 from .rewrite.signature import build_arguments
 from .rewrite import bookkeeping
 from .structure.emitter import Emitter
+from . import annotations
 from . import facts
 from .facts import Fact
 
@@ -141,6 +142,8 @@ class DecompileSession:
 
     def _materialize(self, node):
         """Lambdas stay FuncMarkers until used; turn the ones used as values into Lambda."""
+        if isinstance(node, M.AnnotateDef):
+            return node  # its function is read as annotations (``annotations.place``)
         for field, value in ast.iter_fields(node):
             if isinstance(value, list):
                 for i, item in enumerate(value):
@@ -170,6 +173,8 @@ class DecompileSession:
         """The ``def`` (or ``async def``) of the function marker ``fm``."""
         code = fm.code
         body = self._docstring(code, self.body_of(code))
+        if fm.annotate is not None:  # 3.14+
+            fm.annotations = annotations.function_annotations(self, fm)
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults),
                                annotations=_annotation_items(fm.annotations))
@@ -251,7 +256,7 @@ class DecompileSession:
             body = self.body_of(code, kind="class")
         finally:
             self.classes.pop()
-        cleaned = bookkeeping.class_body(code, body)
+        cleaned = bookkeeping.class_body(code, annotations.place(self, body))
         node = ast.ClassDef(name=name_node.value, bases=list(bases), keywords=list(keywords),
                             body=cleaned or [ast.Pass()], decorator_list=[])
         if hasattr(ast, "TypeVar"):
@@ -262,7 +267,7 @@ class DecompileSession:
 
     def make_module(self, code):
         """The ``ast.Module`` of a module's code object."""
-        body = bookkeeping.module_body(self.body_of(code, kind="module"))
+        body = bookkeeping.module_body(annotations.place(self, self.body_of(code, kind="module")))
         return ast.Module(body=body or [ast.Pass()], type_ignores=[])
 
 

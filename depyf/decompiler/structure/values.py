@@ -6,6 +6,10 @@ from ..mismatch import Mismatch
 from ..symbolic import exprs as E
 from ..symbolic.markers import Marker
 
+# parts of a template string that are no value of their own (3.14+: a conditional
+# expression cannot stand for one, only for the whole t-string)
+_FIELDS = (ast.Interpolation,) if hasattr(ast, "Interpolation") else ()
+
 
 def merge_exits(test, a, b):
     """Two copies of one `return`/`raise` statement that differ in the value an arm of a
@@ -29,7 +33,7 @@ def merge_exits(test, a, b):
             return None
         inner = merged(xs[k], ys[k])
         if inner is None:
-            if not isinstance(xs[k], ast.expr):
+            if not isinstance(xs[k], ast.expr) or isinstance(xs[k], _FIELDS):
                 return None
             inner = ifexp(test, xs[k], ys[k])
         return _replace_child(x, xs[k], inner)

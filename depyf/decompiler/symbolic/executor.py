@@ -22,9 +22,10 @@ from .loads_stores import LoadsStores
 from .operators import Operators
 from .calls import Calls
 from .flow_ops import FlowOps
+from .templates import Templates
 
 
-class Executor(LoadsStores, Operators, Calls, FlowOps):
+class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
     """Executes straight-line instructions of one code object symbolically.
 
     ``consts`` that have no source form are bound to names (``bindings``) so the caller can

@@ -7,11 +7,12 @@ from ..mismatch import Mismatch
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
+from . import deferred
 from . import generics
-from .markers import (AttrChain, BuildClassMarker, CellRef, EnterResult, ExcValue, FromItem,
-                      FuncMarker, ImportName, InplaceResult, Marker, NULL, RestoreStmt,
-                      SAME_AS_NEXT, SavedLocal, UnpackSlot, UnpackTarget, WithExitCall,
-                      WithExitStmt)
+from .markers import (AnnotateDef, AttrChain, BuildClassMarker, CellRef, EnterResult,
+                      ExcValue, FromItem, FuncMarker, ImportName, InplaceResult, Marker, NULL,
+                      RestoreStmt, SAME_AS_NEXT, SavedLocal, UnpackSlot, UnpackTarget,
+                      WithExitCall, WithExitStmt)
 from .exprs import (as_store, cell_expr, const, index_expr, name, none_to_absent, same_expr)
 from .stackops import need, peek, pop
 
@@ -137,6 +138,9 @@ class LoadsStores:
             return
         if isinstance(value, SavedLocal):
             out.append(RestoreStmt(name=target))
+            return
+        if deferred.is_annotate_store(value, target):  # 3.14+: a body's annotations
+            out.append(AnnotateDef(fm=value))
             return
         if isinstance(value, FuncMarker) and isinstance(target, ast.Name) and \
                 self.nested.mangle(value.code.co_name) == target.id:

@@ -69,6 +69,7 @@ class FuncMarker(Marker):
         self.kwdefaults = kwdefaults
         self.annotations = annotations
         self.closure = closure
+        self.annotate = None  # 3.14+: the FuncMarker of its ``__annotate__`` function
         self.decorators = []
         self.type_params = []  # PEP 695 (3.12+), set by generics
 
@@ -211,3 +212,9 @@ class AttrChain(Marker):
 
 class SetupAnnotations(PseudoStmt):
     _fields = ()
+
+
+class AnnotateDef(PseudoStmt):
+    """3.14+: a class or module body storing the ``__annotate__`` function the compiler
+    wrote for its annotations (``fm``); the session turns it back into annotations."""
+    _fields = ("fm",)

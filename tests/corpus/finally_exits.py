@@ -1,0 +1,120 @@
+"""Code after a ``finally`` block that a structuring could move into it (PEP 765: an
+exit out of ``finally`` swallows the exception in flight, and 3.14 warns about it).
+
+The compiler copies a ``finally`` body onto each way out of its ``try`` (3.9+) and a
+small exit block (``return <constant>``) into the blocks that jump to it (3.10+), so the
+normal-path copy of the ``finally`` body is directly followed by the ``return`` /
+``break`` / ``continue`` that the source wrote after the statement. The round trip fails
+when the decompiled text leaves a ``finally`` where the source does not."""
+from ._harness import case
+
+
+@case((1, []), (0, []))
+def return_constant_after_finally(n, log):
+    try:
+        log.append(n)
+    finally:
+        log.append("finally")
+    return 5
+
+
+@case((2, []), (0, []))
+def return_value_after_finally(n, log):
+    try:
+        if n:
+            log.append(n)
+    finally:
+        log.append("finally")
+    return n * 2
+
+
+@case((3, []), (0, []))
+def return_in_try_runs_finally(n, log):
+    try:
+        return n + 1
+    finally:
+        log.append(n)
+
+
+@case(([1, 2, 3],), ([],), ([0, 5],))
+def break_after_finally(items):
+    out = []
+    for x in items:
+        try:
+            out.append(x)
+        finally:
+            out.append("f")
+        if x > 1:
+            break
+    return out
+
+
+@case(([1, 0, 3],), ([],))
+def continue_after_finally(items):
+    out = []
+    for x in items:
+        try:
+            if x:
+                out.append(x)
+        finally:
+            out.append("f")
+        if not x:
+            continue
+        out.append("after")
+    return out
+
+
+@case((3,), (0,))
+def while_body_ends_in_finally(n):
+    out = []
+    while n > 0:
+        try:
+            n -= 1
+        finally:
+            out.append(n)
+    return out
+
+
+@case(([1, 2, 0, 4],), ([],))
+def break_in_try_runs_finally(items):
+    out = []
+    for x in items:
+        try:
+            if not x:
+                break
+            out.append(x)
+        finally:
+            out.append("f%d" % x)
+    return out
+
+
+@case((0,), (1,), (2,))
+def nested_finally_then_return(n):
+    log = []
+    try:
+        try:
+            if n == 1:
+                raise ValueError
+        finally:
+            log.append("inner")
+    except ValueError:
+        log.append("caught")
+    finally:
+        log.append("outer")
+    if n == 2:
+        return log, "two"
+    return log
+
+
+@case((0,), (1,))
+def raise_through_finally_then_return(n):
+    log = []
+    try:
+        try:
+            if n:
+                raise KeyError(n)
+        finally:
+            log.append("cleanup")
+        return "normal"
+    except KeyError:
+        return log
