@@ -309,7 +309,6 @@ JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
 DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
 
 # == Python 3.14 (issue 11): the verifier (normalize, equivalence checker) =======
-# == Python 3.14 (issue 11): the decompiler ================================
 # 3.14 marks a docstring with the code flag CO_HAS_DOCSTRING (``inspect.CO_HAS_DOCSTRING``);
 # without it ``co_consts[0]`` is just the first constant the compiler met (also one that
 # folding or LOAD_SMALL_INT left unreferenced). Before 3.14 a function's ``co_consts[0]``
@@ -341,7 +340,8 @@ WITH_EXIT_HAS_SELF = PY >= (3, 14)
 # 3.14's CALL_FUNCTION_EX takes no argument: the slot for ``**kwargs`` is always there
 # (PUSH_NULL when the call has none); up to 3.13 the argument's bit 1 says.
 CALL_FUNCTION_EX_KWARGS_SLOT = PY >= (3, 14)
-=======
+
+# == Python 3.14 (issue 11): the decompiler ===============================================
 # What pops a for loop's iterator (after END_FOR, and on a `break`/`return` out of the
 # loop): 3.14 has POP_ITER for it, earlier versions POP_TOP.
 ITER_POP = "POP_ITER" if PY >= (3, 14) else "POP_TOP"
