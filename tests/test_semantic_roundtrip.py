@@ -398,6 +398,12 @@ def _code_objects(code):
             yield from _code_objects(const)
 
 
+# Under WebAssembly (3.14 via pyodide) asyncio.run resumes coroutines from the JavaScript
+# event loop, where sys.settrace's tracer is not called: their lines cannot be counted
+# there (they are on 3.8-3.13, with the same inputs).
+UNTRACED_EVENT_LOOP = sys.platform == "emscripten"
+
+
 def _lines(code):
     return {line for _, line in dis.findlinestarts(code) if line is not None}
 
@@ -407,6 +413,9 @@ def test_inputs_cover_every_line(cases):
     """The inputs of each case run every line of it: each path is taken by some input."""
     missing = []
     for case in cases:
+        if UNTRACED_EVENT_LOOP and (inspect.iscoroutinefunction(case.fn)
+                                    or inspect.isasyncgenfunction(case.fn)):
+            continue
         codes = set(_code_objects(case.fn.__code__))
         hit = set()
 

@@ -7,8 +7,8 @@
 //
 // PYTHONPATH (host paths, ':'-separated) goes to the front of sys.path; the current
 // folder is the script's working folder. Every host folder that sys.path, the working
-// folder or DEPYF_PYODIDE_MOUNTS names is mounted (its top-level folder, once), so paths
-// printed by Python are host paths. Pyodide has no subprocesses and no signals.
+// folder, the script, /tmp or DEPYF_PYODIDE_MOUNTS names is mounted (its top-level folder,
+// once), so paths printed by Python are host paths. Pyodide has no subprocesses and no signals.
 import path from "node:path";
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -28,7 +28,8 @@ const extra = (process.env.DEPYF_PYODIDE_MOUNTS || "").split(":").filter(Boolean
 // The emulated file system keeps its own /lib, /home and /dev (host /tmp is mounted).
 const reserved = new Set(["/", "/lib", "/home", "/dev", "/proc"]);
 const roots = new Set();
-for (const p of [cwd, ...pythonPath, ...extra]) {
+const script = argv[0] === "-m" || argv[0] === "-c" ? [] : [path.resolve(argv[0])];
+for (const p of [cwd, "/tmp", ...script, ...pythonPath, ...extra]) {
   const top = "/" + p.split("/").filter(Boolean)[0];
   if (!reserved.has(top) && fs.existsSync(top)) roots.add(top);
 }
@@ -50,7 +51,7 @@ for (const root of roots) {
 py.globals.set("_host_cwd", cwd);
 py.globals.set("_host_path", py.toPy(pythonPath));
 py.globals.set("_host_argv", py.toPy(argv));
-const status = py.runPython(`
+py.runPython(`
 def _launch():
     import os, runpy, sys, traceback
     os.chdir(_host_cwd)
@@ -84,6 +85,9 @@ def _launch():
         sys.stdout.flush()
         sys.stderr.flush()
     return 0
-_launch()
 `);
+// Called "promising" so that asyncio.run() inside works: with node's WebAssembly stack
+// switching (the flag python3.14 passes), a synchronous Python call may wait on a promise.
+const launch = py.globals.get("_launch");
+const status = launch.callPromising ? await launch.callPromising() : launch();
 process.exitCode = status;
