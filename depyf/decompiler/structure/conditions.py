@@ -210,15 +210,16 @@ class Conditions:
                            function=self.code.co_name)
         return [], merge, merge_stacks(test, a_stack, b_stack)
 
-    def _compound(self, blk, test, t_true, t_false, ctx, stack):
+    def _compound(self, blk, test, t_true, t_false, ctx, stack, line=None):
         """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
 
         A block joins the test when only the blocks folded so far (starting with ``blk``)
         reach it: in `(a and b) or c`, both a and b jump to c. A block that starts a
-        compound test of its own joins as a whole: `a or (b and c)`."""
-        return self._compound_folded(blk, test, t_true, t_false, ctx, stack)[:3]
+        compound test of its own joins as a whole: `a or (b and c)`. ``line``: only blocks
+        testing on that line join."""
+        return self._compound_folded(blk, test, t_true, t_false, ctx, stack, line=line)[:3]
 
-    def _compound_folded(self, blk, test, t_true, t_false, ctx, stack, depth=0):
+    def _compound_folded(self, blk, test, t_true, t_false, ctx, stack, depth=0, line=None):
         folded = {blk.id}
         changed = True
         while changed:
@@ -232,6 +233,8 @@ class Conditions:
                         nblk.last.opname in V.JUMP_OR_POP:
                     continue
                 if nxt in self.latches or (ctx.region is not None and nxt not in ctx.region):
+                    continue
+                if line is not None and nblk.last.line != line:
                     continue
                 if not same_entry(self.effective_handler(nxt), ctx.handler):
                     continue
@@ -247,7 +250,8 @@ class Conditions:
                 inner = {nxt}
                 if not ({tt, tf} & {t_true, t_false}) and depth < 8:
                     # the block's own targets are further tests: fold those first
-                    t2, tt, tf, inner = self._compound_folded(nblk, t2, tt, tf, ctx, stack, depth + 1)
+                    t2, tt, tf, inner = self._compound_folded(nblk, t2, tt, tf, ctx, stack, depth + 1,
+                                                              line)
                 if side == "false":  # reached when test is false
                     if tt == t_true:
                         test, t_false = boolop(ast.Or, test, t2), tf

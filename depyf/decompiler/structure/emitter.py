@@ -299,7 +299,10 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
                        self.cfg.block_at[prev.index] == self.cfg.block_at[ins.index])
         elif V.RETURN_ARM_BY_LINE and load is not None and load.opname == "LOAD_CONST" and \
                 self.cfg.block_at[load.index] == self.cfg.block_at[ins.index]:
-            stmt = load.offset in self._line_starts or facts.get(node, Fact.IMPLICIT, False)
+            # (a line start on the load, or on what the return runs first: a loop's POP_TOP)
+            first = self.cfg[self.cfg.block_at[load.index]].instrs[0].index
+            stmt = any(i.offset in self._line_starts for i in self.cfg.instrs[first:load.index + 1]) \
+                or facts.get(node, Fact.IMPLICIT, False)
             facts.note(node, Fact.CONST_STMT, stmt)
             facts.note(node, Fact.IFEXP_ARM, not stmt)
         return node

@@ -133,7 +133,9 @@ class Whiles:
         test, t_true, t_false, st = trial
         folded = V.WHILE_HEAD_COMPOUND and (t_true in body) == (t_false in body)
         if folded:  # `while a or b:` tested at the head: both of a's targets are in the loop
-            test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, st)
+            # (on the line of the head: an `if c: break` of the body's own folds the same)
+            test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, st,
+                                                   line=blk.last.line)
             out = t_true if t_false in body else t_false
             if out in self.cfg.blocks and self.cfg[self.cfg.through_jumps(out)].last.opname in V.RAISES:
                 return None  # `if a and b: raise` heading a `while True:` body
@@ -149,8 +151,9 @@ class Whiles:
         do_while = t_true if t_false == exit_ else t_false
         loop = Loop(blk.id, follow, body, {blk.id}, retests, do_while)
         inner = ctx.but(loop=loop, stop=None)
-        if not folded:
-            test, t_true, t_false = self._compound(blk, test, t_true, t_false, inner, st)
+        if not folded:  # (3.14: only the head's line, see above)
+            test, t_true, t_false = self._compound(blk, test, t_true, t_false, inner, st,
+                                                   line=blk.last.line if V.WHILE_HEAD_COMPOUND else None)
         if t_true in body and t_false not in body:
             first, out = t_true, t_false
         elif t_false in body and t_true not in body:

@@ -137,8 +137,10 @@ class Operators:
         for p in parts:
             if isinstance(p, ast.JoinedStr):
                 values.extend(p.values)
-            else:
+            elif isinstance(p, (ast.Constant, ast.FormattedValue)):
                 values.append(p)
+            else:  # (a temporary's name: no part an f-string can hold)
+                raise Mismatch("an f-string part that is no literal or replacement field")
         stack.append(ast.JoinedStr(values=values))
 
     def _append(self, ins, stack, out, value, key=None):

@@ -19,6 +19,9 @@ def _fn(src):
     "def f(a, b):\n    while a and (b or a):\n        a = g(a)\n    return a\n",
     "def f(a, b):\n    while True:\n        while a or b:\n            a = g(a)\n        b = g(b)\n",
     "def f(a, b):\n    while True:\n        if a and b:\n            raise E\n        a = g(a)\n",
+    # the body's own `if c: break` is not folded into the loop's test (another line)
+    "def f(a, b, stop):\n    while a and b:\n        if stop is not None and stop(a):\n"
+    "            break\n        a = g(a)\n    return a\n",
 ])
 def test_decompiles_back_to_the_same_text(src):
     assert depyf.decompile(_fn(src)).strip() == src.strip()
