@@ -154,6 +154,14 @@ CASES = [
      "def f(a):\n return t'{a:<3}'\n", DIFFERENT, (3, 14)),
     ("template expression text changed", "def f(a):\n return t'{a}'\n",
      "def f(a):\n b = a\n return t'{b}'\n", DIFFERENT, (3, 14)),
+    # 3.14: co_consts[0] is a docstring only with CO_HAS_DOCSTRING; else it is whatever
+    # constant the compiler met first, which another layout of the same program changes
+    ("first string constant is no docstring", "def f(x):\n if x:\n  return 'b'\n return 'a'\n",
+     "def f(x):\n if not x:\n  return 'a'\n return 'b'\n", EQUIVALENT, None),
+    ("docstring dropped", "def f(x):\n 'doc'\n return x\n", "def f(x):\n return x\n",
+     DIFFERENT, None),
+    ("docstring changed", "def f(x):\n 'doc'\n return x\n", "def f(x):\n 'other'\n return x\n",
+     DIFFERENT, None),
 ]
 
 

@@ -230,7 +230,11 @@ def frame_difference(a, b, compare_name=True, compare_docstring=True):
 
 
 def _docstring(code):
+    """``co_consts[0]`` when it is a string; on 3.14 only with ``CO_HAS_DOCSTRING`` set
+    (there the first constant is a docstring only if the flag says so)."""
     consts = code.co_consts
+    if V.DOCSTRING_FLAG and not code.co_flags & V.DOCSTRING_FLAG:
+        return None
     return consts[0] if consts and isinstance(consts[0], str) else None
 
 
