@@ -4,17 +4,15 @@ A "decompiler" that returns each def's own source text checks the wrappers (clos
 methods using ``super()``, private names, nested qualnames, module imports) and the
 normalization together: any difference it reports is a harness bug.
 """
-import ast
-import io
 import json
 import sys
 import time
-import tokenize
 
 import pytest
 
 from depyf.verify import __main__ as cli
 from depyf.verify import collect_targets, run, stdlib_corpus
+from depyf.verify import roundtrip
 from depyf.verify.roundtrip import check, original_source, time_limit, wrap_source
 
 SAMPLE_MODULE = '''
@@ -80,34 +78,10 @@ async def agen(it):
 '''
 
 
-def _string_continuation_lines(text):
-    inside = set()
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.end[0] > tok.start[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
-            inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    return inside
-
-
 def source_decompiler(source):
-    """A decompile(code) that returns the def's original text, dedented string-safely."""
-    defs = {}
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            defs[(node.name, first)] = node
-    all_lines = source.splitlines(True)
-
-    def decompile(code):
-        node = defs[(code.co_name, code.co_firstlineno)]
-        lines = all_lines[node.lineno - 1:node.end_lineno]
-        inside = _string_continuation_lines("".join(lines))
-        cut = node.col_offset
-        return "".join(
-            line if i in inside else (line[cut:] if line.strip() else "\n")
-            for i, line in enumerate(lines, 1)
-        )
-
-    return decompile
+    """A decompile(code) that returns the def's original text, dedented string-safely
+    (the harness's own ``roundtrip.original_texts``)."""
+    return roundtrip.original_texts(source)
 
 
 @pytest.fixture
