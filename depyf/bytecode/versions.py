@@ -291,7 +291,7 @@ STARTS_LINE_IS_FLAG = PY >= (3, 13)
 CODE_LOCATION_FIELDS = (("co_qualname", "co_linetable") if PY >= (3, 11) else
                         ("co_linetable",) if PY >= (3, 10) else ("co_lnotab",))
 
-# == Python 3.14 (issue 11): reading its bytecode =======================================
+# -- 3.14: reading its bytecode (bytecode/reader.py) -------------------------------------
 # 3.14 adds a super-instruction of two borrowed local reads (LOAD_FAST_BORROW: a
 # LOAD_FAST that skips the reference count, which the decompiler reads as LOAD_FAST).
 if PY >= (3, 14):
@@ -308,7 +308,7 @@ JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
 # (a class by its name), LOAD_SPECIAL's method name, IS_OP's / CONTAINS_OP's operator.
 DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
 
-# == Python 3.14 (issue 11): the verifier (normalize, equivalence checker) =======
+# -- 3.14: the verifier (verify/normalize.py, the equivalence checker) -------------------
 # 3.14 marks a docstring with the code flag CO_HAS_DOCSTRING (``inspect.CO_HAS_DOCSTRING``);
 # without it ``co_consts[0]`` is just the first constant the compiler met (also one that
 # folding or LOAD_SMALL_INT left unreferenced). Before 3.14 a function's ``co_consts[0]``
@@ -341,7 +341,7 @@ WITH_EXIT_HAS_SELF = PY >= (3, 14)
 # (PUSH_NULL when the call has none); up to 3.13 the argument's bit 1 says.
 CALL_FUNCTION_EX_KWARGS_SLOT = PY >= (3, 14)
 
-# == Python 3.14 (issue 11): the decompiler ===============================================
+# -- 3.14: the decompiler (flow/instructions.py, flow/spelled.py, structure) -------------
 # What pops a for loop's iterator (after END_FOR, and on a `break`/`return` out of the
 # loop): 3.14 has POP_ITER for it, earlier versions POP_TOP.
 ITER_POP = "POP_ITER" if PY >= (3, 14) else "POP_TOP"
@@ -394,7 +394,7 @@ NOP_KEEPS_LOOP_HEAD = PY >= (3, 14)
 # read as `while True:` with an if, as before).
 WHILE_HEAD_COMPOUND = PY >= (3, 14)
 
-# -- 3.14 language features (PEP 649/749 annotations, PEP 750 template strings) ---------
+# -- 3.14: language features (PEP 649/749 annotations, PEP 750 t-strings) ----------------
 # 3.14 evaluates annotations lazily: a function's live in an ``__annotate__`` function,
 # attached with SET_FUNCTION_ATTRIBUTE 0x10; a class body stores its own as
 # ``__annotate_func__`` (3.14.0 betas: ``__annotate__``), a module as ``__annotate__``.
