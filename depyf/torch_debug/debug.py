@@ -52,13 +52,16 @@ def _pdb_finds_dump_files(dump_dir):
     original = pdb.Pdb.lookupmodule
 
     def lookupmodule(self, filename, *args, **kwargs):
+        # the current directory first: a folder of the same name on sys.path (say the
+        # quick start's ./dump_src_dir in a checkout on PYTHONPATH) is not the one meant
+        here = os.path.abspath(filename)
+        if filename.endswith(".py") and not os.path.isabs(filename) and os.path.isfile(here):
+            return here
         found = original(self, filename, *args, **kwargs)
         if found is not None or not filename.endswith(".py"):
             return found
-        for candidate in (os.path.abspath(filename), os.path.join(dump_dir, filename)):
-            if os.path.isfile(candidate):
-                return candidate
-        return None
+        candidate = os.path.join(dump_dir, filename)
+        return candidate if os.path.isfile(candidate) else None
 
     pdb.Pdb.lookupmodule = lookupmodule
     try:
