@@ -45,7 +45,8 @@ class Site:
         fn = next((f for f in rank.functions if entry in f.entries()), None)
         if fn is None:
             return None
-        return "%s#entry-%s" % (self.rel(self.fn_path(rank, fn), page), entry.stem)
+        target = self.fn_path(rank, fn)
+        return "%s#entry-%s" % ("" if target == page else self.rel(target, page), entry.stem)
 
     def index_href(self, rank, page):
         href = self.rel(self.index_path(), page)
