@@ -143,14 +143,20 @@ def _linker(site, rank, entry, page):
     return link
 
 
+def _called_as(code):
+    names = sorted({name for e in code.entries for _, name in e.callers})
+    return " called as %s" % ", ".join("<code>%s</code>" % esc(n) for n in names) if names else ""
+
+
 def function_page(site, rank, fn):
     page = site.fn_path(rank, fn)
     parts = ["<h1>%s</h1>" % esc(fn.name)]
     if fn.full_code_file:
         parts.append('<p class="muted">Everything in one Python file: <a href="%s">%s</a></p>' % (
             esc(site.dump_file(rank, fn.full_code_file, page)), esc(fn.full_code_file)))
-    toc = "".join('<li><a href="#code-%d">%s</a> (%d cache entr%s)</li>' % (
-        j, esc(c.name), len(c.entries), "y" if len(c.entries) == 1 else "ies") for j, c in enumerate(fn.codes))
+    toc = "".join('<li><a href="#code-%d">%s</a> (%d cache entr%s)%s</li>' % (
+        j, esc(c.name), len(c.entries), "y" if len(c.entries) == 1 else "ies", _called_as(c))
+        for j, c in enumerate(fn.codes))
     parts.append("<ul class=\"toc\">%s</ul>" % toc)
     parts.append(source_section(fn))
     for j, code in enumerate(fn.codes):

@@ -42,7 +42,7 @@ td.num { text-align:right; font-variant-numeric:tabular-nums; }
 .scroll { overflow-x:auto; }
 .card { border:1px solid var(--line); border-radius:8px; padding:.6rem 1rem; margin:1rem 0; }
 .grid { display:grid; grid-template-columns:minmax(0,1fr); gap:0 1.5rem; }
-@media (min-width: 1350px) { .grid.two { grid-template-columns:minmax(0,1fr) minmax(0,1fr); } }
+@media (min-width: 1200px) { .grid.two { grid-template-columns:minmax(0,1fr) minmax(0,1fr); } }
 .src .ln { display:inline-block; width:3.2em; color:var(--muted); user-select:none; }
 .src .line { display:block; min-height:1.4em; } .src .line.gb { background:var(--gb); }
 .src .line.gb .ln { color:var(--gbmark); font-weight:700; }
