@@ -63,7 +63,8 @@ class Function:
 
     def __init__(self, name, full_code_file):
         self.name, self.full_code_file = name, full_code_file
-        self.slug = "fn_" + (full_code_file[len("full_code_for_"):-3] if full_code_file else name)
+        stem = full_code_file[len("full_code_for_"):-3] if full_code_file else name
+        self.slug = "fn_" + re.sub(r"[^\w.-]", "_", stem)
         self.codes = []
         self.source, self.source_file, self.first_line = None, None, 1
         self.graph_breaks = []
@@ -77,7 +78,8 @@ class Rank:
 
     def __init__(self, label, path):
         self.label, self.path = label, path
-        self.slug = label if label != "." else "main"
+        self.label = label if label != "." else "main"
+        self.slug = self.label
         self.overview = {}
         self.functions = []
         self.graphs = {}  # '__compiled_fn_K' -> [(stage, n, file name)] in stage order
