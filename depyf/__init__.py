@@ -30,10 +30,10 @@ def __getattr__(name):
         from . import torch_debug
 
         return getattr(torch_debug, name)
-    if name == "optimization":
+    if name in ("optimization", "report"):
         import importlib
 
-        return importlib.import_module(".optimization", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'depyf' has no attribute %r" % name)
 
 

@@ -129,9 +129,28 @@ def notes_for(session, compile_key):
     return lines
 
 
+def _resumes_called_by(session, file_name):
+    """{``__resume_at_*`` global: its dump file} for the transformed code in ``file_name``."""
+    return {
+        link.global_name: link.file_name
+        for links in session.resume_links.values()
+        for link in links
+        if link.caller_file == file_name
+    }
+
+
+def _full_code_file(session, root):
+    from .transformed_code import name_part
+
+    n = session.full_code_index.get(id(root))
+    return None if n is None else "full_code_for_%s_%d.py" % (name_part(root.co_name), n)
+
+
 def overview_data(session):
     functions = []
+    code_ids = {key: i for i, key in enumerate(session.originals)}
     for record in session.records:
+        root = session.root_of(record.original)
         functions.append({
             "function": record.original.co_name,
             "defined_at": "%s:%s" % (record.original.co_filename, record.original.co_firstlineno),
@@ -140,6 +159,11 @@ def overview_data(session):
             "graphs": ["__compiled_fn_%d" % k for k in record.compiled_fns],
             "running_code": "decompiled" if record.used else "dynamo",
             "why_not_decompiled": None if record.used else record.reason,
+            # for tools (the HTML report): which code object, user function and file
+            "code_object": code_ids.get(id(record.original)),
+            "root_function": root.co_name,
+            "full_code_file": _full_code_file(session, root),
+            "resumes": _resumes_called_by(session, record.file_name),
         })
     breaks = [
         {

@@ -2,9 +2,11 @@
 import glob
 import os
 import py_compile
+import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -61,3 +63,42 @@ def run_python(args, cwd=None, env=None, timeout=600, **kwargs):
         [sys.executable] + list(args), cwd=cwd, env=full_env, timeout=timeout,
         capture_output=True, text=True, **kwargs
     )
+
+
+DIST_SCRIPT = textwrap.dedent('''
+    import os, sys, torch, torch.distributed as dist
+    import depyf
+
+    def toy(a, b):
+        x = a / (torch.abs(a) + 1)
+        if b.sum() < 0:
+            b = b * -1
+        return x * b
+
+    dist.init_process_group("gloo")
+    with depyf.prepare_debug(sys.argv[1]):
+        f = torch.compile(toy, backend="eager")
+        t = torch.ones(4) * dist.get_rank()
+        dist.all_reduce(t)
+        for _ in range(4):
+            f(torch.randn(8) + t.sum(), torch.randn(8))
+    dist.destroy_process_group()
+''')
+
+
+def make_two_rank_dump(tmp_path):
+    """Run DIST_SCRIPT under torchrun with two ranks (gloo, loopback); returns the dump
+    directory, which holds rank_0/ and rank_1/."""
+    script = tmp_path / "dist_script.py"
+    script.write_text(DIST_SCRIPT)
+    dump = tmp_path / "dump"
+    with socket.socket() as s:  # a free port on the loopback interface
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run_python(
+        ["-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
+         "--master_port=%d" % port, str(script), str(dump)],
+        cwd=str(tmp_path), timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return dump

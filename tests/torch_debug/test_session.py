@@ -4,7 +4,6 @@ import glob
 import json
 import os
 import re
-import socket
 import textwrap
 import warnings
 
@@ -13,7 +12,7 @@ import torch
 
 import depyf
 import workloads
-from support import assert_all_compile, run_python
+from support import assert_all_compile, make_two_rank_dump, run_python
 from depyf.torch_debug import DumpDirError
 
 
@@ -96,40 +95,8 @@ def test_two_processes_write_separate_complete_dumps(tmp_path):
     assert_all_compile(str(dump))
 
 
-DIST_SCRIPT = textwrap.dedent('''
-    import os, sys, torch, torch.distributed as dist
-    import depyf
-
-    def toy(a, b):
-        x = a / (torch.abs(a) + 1)
-        if b.sum() < 0:
-            b = b * -1
-        return x * b
-
-    dist.init_process_group("gloo")
-    with depyf.prepare_debug(sys.argv[1]):
-        f = torch.compile(toy, backend="eager")
-        t = torch.ones(4) * dist.get_rank()
-        dist.all_reduce(t)
-        for _ in range(4):
-            f(torch.randn(8) + t.sum(), torch.randn(8))
-    dist.destroy_process_group()
-''')
-
-
 def test_torchrun_two_ranks_write_separate_complete_dumps(tmp_path):
-    script = tmp_path / "dist_script.py"
-    script.write_text(DIST_SCRIPT)
-    dump = tmp_path / "dump"
-    with socket.socket() as s:  # a free port on the loopback interface
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = run_python(
-        ["-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
-         "--master_port=%d" % port, str(script), str(dump)],
-        cwd=str(tmp_path), timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    dump = make_two_rank_dump(tmp_path)
     for rank in (0, 1):
         folder = dump / ("rank_%d" % rank)
         assert (folder / "full_code_for_toy_0.py").exists(), os.listdir(str(dump))
