@@ -40,7 +40,9 @@ def print_source(text, color="auto"):
         except ImportError:
             pass
         else:
-            console = Console(force_terminal=True, soft_wrap=True)
+            # "always" even where NO_COLOR or TERM say otherwise (a pager: depyf ... | less -R)
+            forced = dict(no_color=False, color_system="256") if color == "always" else {}
+            console = Console(force_terminal=True, soft_wrap=True, **forced)
             console.print(Syntax(text.rstrip("\n"), "python", theme="ansi_dark",
                                  background_color="default", word_wrap=False))
             return

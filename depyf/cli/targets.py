@@ -7,11 +7,13 @@ a qualname the module IS imported and the object found by attribute, so the func
 defaults and annotations come with it. Every way this can fail is a ``CliError``
 saying which.
 """
+import contextlib
 import importlib
 import importlib.util
 import inspect
 import os
 import re
+import sys
 import types
 
 from ..errors import UnsupportedPycError
@@ -124,7 +126,8 @@ def code_at(module_code, qualname, where):
         inside = [c for c in code.co_consts if isinstance(c, types.CodeType)]
         matches = [c for c in inside if c.co_name == part]
         if not matches:
-            names = sorted({c.co_name for c in inside if not c.co_name.startswith("<")})
+            names = [c.co_name for c in inside if not c.co_name.startswith("<")]
+            names = sorted(set(names), key=names.index)  # in the order of the source
             raise CliError("%s: no function or class named %r in %s (defined there: %s)" % (
                 where, part, ".".join(done) if done else "the module", ", ".join(names) or "none"))
         code = matches[-1]
@@ -166,8 +169,10 @@ def _attribute(module_name, qualname):
 
 
 def _import(module_name):
+    """Import the module; what it prints goes to stderr (stdout is for the source)."""
     try:
-        return importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):
+            return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         raise CliError("no module named %r%s" % (module_name, "" if exc.name == module_name
                                                   else " (%s)" % exc)) from None
