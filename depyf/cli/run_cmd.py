@@ -104,7 +104,7 @@ def handle(args):
             outcome = _run(target, args)
     finally:
         registry.on_nested = None
-    _print_summary(dump_dir, session.dir)
+    _print_summary(dump_dir, session.dir, args.report)
     report_failed = bool(args.report and _report(dump_dir))
     if outcome.exit is not None:
         if report_failed and outcome.exit.code in (None, 0):
@@ -197,7 +197,7 @@ def _print_program_traceback(exc):
     traceback.print_exception(type(exc), exc, tb)
 
 
-def _print_summary(root, folder):
+def _print_summary(root, folder, report_follows=False):
     """Summary of each dump folder written (this process's, and any rank_/process_ ones)."""
     folder = os.path.abspath(folder)
     folders = [folder] + [f for f in summary.dump_folders(os.path.abspath(root)) if f != folder]
@@ -210,8 +210,8 @@ def _print_summary(root, folder):
         note("depyf run: dump in %s" % _display(f))
         for line in summary.summary_lines(data, f):
             note(line)
-    note("  details             %s; `depyf report %s` builds the HTML report" % (
-        _display(os.path.join(folder, summary.OVERVIEW_NAME)), _display(root)))
+    hint = "" if report_follows else "; `depyf report %s` builds the HTML report" % _display(root)
+    note("  details             %s%s" % (_display(os.path.join(folder, summary.OVERVIEW_NAME)), hint))
 
 
 def _display(path):
