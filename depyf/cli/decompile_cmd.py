@@ -19,7 +19,9 @@ that could not be proven is still printed, under a comment saying so, with a war
 _EPILOG = """\
 targets:
   FILE.pyc                 a .pyc of this Python version
-  FILE.py[:QUALNAME]       a source file, or one function/class of it
+  FILE.py[:QUALNAME]       a source file, or one function/class of it (compiled, not
+                           run: a def comes without its default values, which the
+                           enclosing code computes; MODULE:QUALNAME has them)
   MODULE[:QUALNAME]        an importable module (json.decoder), or an object in it
                            (json.decoder:JSONDecoder.decode)
 
