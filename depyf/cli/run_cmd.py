@@ -90,18 +90,22 @@ def parse(parser, argv):
 
 
 def handle(args):
+    if args.dump_dir is not None and not args.dump_dir.strip():
+        raise CliError("--dump-dir is empty ('.' writes into the current directory)", status=2)
     _require_torch()
     import depyf
-    from ..torch_debug.session import registry
+    from ..torch_debug.session import DumpDirError, registry
 
-    dump_dir = args.dump_dir or DEFAULT_DUMP_DIR
+    # absolute: the program may change the current directory
+    dump_dir = os.path.abspath(os.path.expanduser(args.dump_dir or DEFAULT_DUMP_DIR))
     target = _check_target(args)
-    outcome = None
     registry.on_nested = _Notice(dump_dir)
     try:
-        with depyf.prepare_debug(dump_dir):
+        with depyf.prepare_debug(dump_dir):  # the program's exceptions stay inside
             session = registry.active[0]
             outcome = _run(target, args)
+    except DumpDirError as exc:
+        raise CliError(exc.strerror or str(exc)) from None
     finally:
         registry.on_nested = None
     _print_summary(dump_dir, session.dir, args.report)

@@ -20,3 +20,7 @@ def test_run_usage_errors(depyf):
     assert r.rc == 2 and "give the program to run" in r.err, r
     r = depyf("run", "--dump-dir")
     assert r.rc == 2 and "expected one argument" in r.err, r
+    r = depyf("run", "--dump-dir", "", "x.py")
+    assert r.rc == 2 and "--dump-dir is empty" in r.err, r
+    r = depyf("run", "-h")
+    assert r.rc == 0 and "depyf run [-h]" in r.out, r

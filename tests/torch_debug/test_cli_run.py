@@ -126,10 +126,15 @@ def test_module(tmp_path):
     assert r.returncode == 1 and "no module named 'no_such_module_xyz'" in r.stderr, r.stderr
 
 
-def test_missing_script(tmp_path):
+def test_missing_script_and_unusable_dump_dir(tmp_path):
     r = depyf(["run", "nope.py"], tmp_path)
     assert r.returncode == 2 and "can't open file 'nope.py'" in r.stderr, r.stderr
     assert not (tmp_path / "dump_src_dir").exists()
+    (tmp_path / "prog.py").write_text("print('ran')\n")
+    (tmp_path / "a_file").write_text("")
+    r = depyf(["run", "--dump-dir", "a_file/sub", "prog.py"], tmp_path)
+    assert r.returncode == 1 and "ran" not in r.stdout, r.stderr
+    assert r.stderr.startswith("depyf run: error: depyf.prepare_debug: cannot write dump files to"), r.stderr
 
 
 def test_report_after_the_run(tmp_path):
