@@ -135,8 +135,9 @@ def torch(session):
     if not glob.glob("tests/torch_debug/**/test_*.py", recursive=True):
         session.skip("no tests in tests/torch_debug yet")
     session.install(TORCH_REQUIREMENT, *TORCH_TEST_DEPS, "pytest")
-    # The pin again next to the [torch] extra (torch>=2.2), so nothing can move it.
-    _install_depyf(session, TORCH_REQUIREMENT, extras="[torch]")
+    # The pin again next to the [torch] extra (torch>=2.2), so nothing can move it; [cli]
+    # (rich, pygments) so that the command line's coloured paths are tested here.
+    _install_depyf(session, TORCH_REQUIREMENT, extras="[torch,cli]")
     session.env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     session.run("python", "-m", "pytest", "tests/torch_debug", "-q", "-ra", *session.posargs)
 

@@ -79,6 +79,7 @@ class Decompiler:
             raise TypeError("Decompiler expects a code object, got %s" % type(code).__name__)
         self.code = code
         self.bindings = {}
+        self.verdict = None  # after decompile(): the proof's Verdict (truthy when proven)
         self._inside = False  # in a public entry: an inner one (to_ast) does not convert
 
     @contextlib.contextmanager
@@ -118,11 +119,11 @@ class Decompiler:
                     raise  # the public error says what the first reading met
                 continue  # this reading does not fit the bytecode at all
             if verdict:
-                self.bindings = bindings
+                self.bindings, self.verdict = bindings, verdict
                 return text
             refused.append((text, bindings, verdict))
         text, bindings, verdict = refused[0]
-        self.bindings = bindings
+        self.bindings, self.verdict = bindings, verdict
         if allow_unproven:
             return "# depyf: NOT PROVEN to do what the bytecode does: %s\n%s" % (
                 verdict.reason.splitlines()[0], text)

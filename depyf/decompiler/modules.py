@@ -42,6 +42,12 @@ def decompile_module(code, indentation=4):
 
 def decompile_pyc(path, indentation=4):
     """Decompile a ``.pyc`` written by the running interpreter back to module source."""
+    return decompile_module(read_pyc(path), indentation)
+
+
+def read_pyc(path):
+    """The module code object of a ``.pyc`` written by the running interpreter
+    (``UnsupportedPycError`` for another version's file, or no .pyc at all)."""
     with open(path, "rb") as fh:
         data = fh.read()
     if len(data) < 16:
@@ -62,4 +68,4 @@ def decompile_pyc(path, indentation=4):
         raise UnsupportedPycError("%s: corrupt .pyc (%s)" % (path, exc)) from None
     if not isinstance(code, types.CodeType):
         raise UnsupportedPycError("%s does not contain a code object" % path)
-    return decompile_module(code, indentation)
+    return code

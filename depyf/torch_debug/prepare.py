@@ -93,6 +93,10 @@ def capture(dump_src_dir, replace=True, on_source=None, func="prepare_debug"):
     if active is not None:
         session, cap = active
         if registry.key(dump_src_dir) != session.key:
+            if registry.on_nested is not None:  # `depyf run`: the inner block joins its session
+                registry.on_nested(session, dump_src_dir, func)
+                yield cap
+                return
             raise NestedSessionError(
                 "depyf.%s(%r) inside the dump session of %r: one dump session at a time "
                 "(torch's hooks are process-wide, so both would record everything). Use the "

@@ -17,7 +17,8 @@ Directory policy (documented in the README):
   with an error naming ``dump_src_dir`` (``"."`` is how to ask for the current directory).
 * One dump session at a time: a ``prepare_debug``/``debug`` block inside another one for
   the same directory continues the enclosing session (one set of hooks, one dump); for
-  another directory it raises ``NestedSessionError``.
+  another directory it raises ``NestedSessionError`` (under ``depyf run``, whose session
+  encloses the whole program, it joins that session instead: ``registry.on_nested``).
 """
 import json
 import multiprocessing
@@ -232,6 +233,10 @@ class _Registry:
         self.sessions = {}
         self.last = None
         self.active = None  # (session, capture) of the dump block running now, if any
+        # None: a block of another directory inside the active one raises
+        # NestedSessionError. ``depyf run`` sets a callable (outer session, directory,
+        # function name) that is told of such a block, which then joins the active session.
+        self.on_nested = None
         self.lock = threading.Lock()
 
     @staticmethod
