@@ -140,7 +140,7 @@ def _resumes_called_by(session, file_name):
 
 
 def _full_code_file(session, root):
-    from .transformed_code import name_part
+    from .session import name_part
 
     n = session.full_code_index.get(id(root))
     return None if n is None else "full_code_for_%s_%d.py" % (name_part(root.co_name), n)

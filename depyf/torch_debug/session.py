@@ -83,6 +83,13 @@ def process_folder():
     return ""
 
 
+def name_part(co_name):
+    """``co_name`` as a part of a file name and of a ``def`` name: an identifier
+    (``<lambda>`` -> ``lambda``, ``torch_dynamo_resume_in_<lambda>_at_3`` ->
+    ``torch_dynamo_resume_in_lambda_at_3``)."""
+    return re.sub(r"\W", "_", co_name.replace("<", "").replace(">", "")) or "_"
+
+
 class DumpSession:
     """State of one ``prepare_debug`` directory in this process.
 

@@ -35,6 +35,7 @@ import tokenize
 from .. import errors
 from ..decompiler.api import Decompiler
 from . import adapter, compile_info, equivalence, overview, readable, resume
+from .session import name_part  # noqa: F401  (file naming; also imported from here)
 from .graphs import compiles
 
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
@@ -44,13 +45,6 @@ def compiled_fn_number(name):
     """K of ``__compiled_fn_<K>`` or ``__compiled_fn_<K>_<uuid>``; None for other names."""
     m = re.match(r"^__compiled_fn_(\d+)(?:_|$)", name)
     return int(m.group(1)) if m else None
-
-
-def name_part(co_name):
-    """``co_name`` as a part of a file name and of a ``def`` name: an identifier
-    (``<lambda>`` -> ``lambda``, ``torch_dynamo_resume_in_<lambda>_at_3`` ->
-    ``torch_dynamo_resume_in_lambda_at_3``)."""
-    return re.sub(r"\W", "_", co_name.replace("<", "").replace(">", "")) or "_"
 
 
 def short_compiled_fn_name(name):
