@@ -159,9 +159,10 @@ class Facts:
         self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
         nested, declared = set(), set()
         introspective = False
+        counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
         for node in own_nodes(func):
             if isinstance(node, ast.Name):
-                counter = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}[type(node.ctx)]
+                counter = counters[type(node.ctx)]
                 counter[node.id] = counter.get(node.id, 0) + 1
                 introspective = introspective or node.id in _INTROSPECTION
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
