@@ -16,6 +16,9 @@ guard_namespace(entry)`` gives them (the file compiles as is; to run a guard, ex
 ``def`` in that namespace).
 """
 import inspect
+import linecache
+import os
+import re
 import textwrap
 
 from ..decompiler.api import Decompiler
@@ -29,10 +32,28 @@ from .transformed_code import (
     short_compiled_fn_name,
 )
 
+_DEF_START = re.compile(r"^\s*(@|def\s|async\s+def\s)")
+
+
+def _source_lines(code):
+    """The lines of ``code``'s definition. ``inspect.getsource`` first maps the file to its
+    module, computing the path of every module imported since its last call (tens of
+    milliseconds after a torch compile has imported hundreds); a file on disk needs none
+    of that: its lines from ``linecache``, the block starting at ``co_firstlineno`` (the
+    first decorator or the ``def``)."""
+    filename = code.co_filename
+    first = code.co_firstlineno
+    if os.path.isfile(filename):
+        linecache.checkcache(filename)
+        lines = linecache.getlines(filename)
+        if 0 < first <= len(lines) and _DEF_START.match(lines[first - 1]):
+            return inspect.getblock(lines[first - 1:])
+    return inspect.getsourcelines(code)[0]
+
 
 def original_source(code):
     try:
-        src = textwrap.dedent(inspect.getsource(code))
+        src = textwrap.dedent("".join(_source_lines(code)))
         compile(src, "<depyf original>", "exec", dont_inherit=True)
         return src
     except (OSError, TypeError, SyntaxError, IndentationError):

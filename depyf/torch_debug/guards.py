@@ -33,6 +33,7 @@ import re
 import torch
 
 from . import adapter
+from .readable.facts import walk
 
 _SUFFIX_TYPE = re.compile(r",\s*type=<class '[^']*'>\s*$")
 _TENSOR = re.compile(r"^check_tensor\((?P<src>.+?), (?P<cls>\w+), (?P<keys>DispatchKeySet\([^)]*\)), (?P<rest>.*)\)$")
@@ -106,7 +107,7 @@ def translate(code, known_names):
         tree = ast.parse(code, mode="eval")
     except SyntaxError:
         return None
-    for node in ast.walk(tree):
+    for node in walk(tree):  # (readable's walk: ast.walk's nodes, faster; BERT has 300 guards)
         if isinstance(node, ast.Name) and node.id not in known_names:
             return None
     return code

@@ -34,6 +34,7 @@ import tokenize
 
 from .. import errors
 from ..decompiler.api import Decompiler
+from ..decompiler.output.printer import unparse
 from . import adapter, compile_info, equivalence, overview, readable, resume
 from .session import name_part  # noqa: F401  (file naming; also imported from here)
 from .graphs import compiles
@@ -314,41 +315,17 @@ class TransformedCodeHook:
 
     def _build(self, record, code, new_code, uuid_names, frame_globals):
         fixed = dynamo_globals(code, new_code)
-        decompiler = Decompiler(new_code, fixed_globals=fixed)
-        source = decompiler.decompile(overwrite_fn_name=record.func_name)
-        bindings = dict(getattr(decompiler, "bindings", {}) or {})
-
-        renames = {n: short_compiled_fn_name(n) for n in uuid_names}
-        # constants the decompiler named: give them names unique in the target globals
-        for name, value in list(bindings.items()):
-            if frame_globals is not None and name in frame_globals and frame_globals[name] is not value:
-                new = "%s_%d" % (name, id(value))
-                renames[name] = new
-                bindings[new] = bindings.pop(name)
-        source = rename_identifiers(source, {k: v for k, v in renames.items() if k != v})
-        record.source = source
         name_map = {n: short_compiled_fn_name(n) for n in uuid_names}
-
-        # the folded text first; the text as decompiled if the folded one is not equivalent
-        try:
-            folded = readable.fold(source, record.func_name, keep=_kept_names(code, new_code))
-        except Exception as exc:  # a bug in the folding must not cost the decompiled code
-            folded, record.fold_problem = source, "folding failed: %s: %s" % (type(exc).__name__, exc)
-        reasons = ["not folded"]
-        if folded != source:
-            try:
-                text, candidate, reasons = self._check(record, code, new_code, folded, name_map, bindings,
-                                                       fixed)
-            except Exception as exc:  # a bug in the folding must not cost the decompiled code
-                reasons = ["%s: %s" % (type(exc).__name__, exc)]
-            if reasons:
-                record.fold_problem = "; ".join(reasons)
-            else:
-                record.source = folded
-                record.source_folded = True
-        if reasons:
-            text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings,
-                                                   fixed)
+        reasons = None
+        try:  # fast: the decompiler's first reading, proven only once, as the file runs
+            reasons, text, candidate, bindings = self._choose(
+                record, code, new_code, uuid_names, frame_globals, fixed, name_map, proven=False)
+        except Exception:
+            pass
+        if reasons is None or reasons:  # as before: every reading, each proven by the decompiler
+            record.source, record.fold_problem, record.source_folded = None, None, False
+            reasons, text, candidate, bindings = self._choose(
+                record, code, new_code, uuid_names, frame_globals, fixed, name_map, proven=True)
         needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())
         if not reasons and needs_globals and frame_globals is None:
             reasons.append("the frame's globals could not be found to bind %s" % sorted(bindings))
@@ -367,6 +344,57 @@ class TransformedCodeHook:
         record.running_code = candidate
         record.used = True
         return candidate
+
+    def _decompiled(self, record, new_code, uuid_names, frame_globals, fixed, proven):
+        """(source, bindings) of Dynamo's code, names shortened. ``proven``: through
+        ``Decompiler.decompile`` (every reading, each proven by the decompiler); else the
+        first reading unproven (``to_ast``): the caller proves the text it hands to Dynamo
+        in any case (``_check``), so the decompiler's own proof of it would be done twice.
+        Returns None when the decompiler offers no unproven reading (a stand-in)."""
+        decompiler = Decompiler(new_code, fixed_globals=fixed)
+        if proven:
+            source = decompiler.decompile(overwrite_fn_name=record.func_name)
+        else:
+            to_ast = getattr(decompiler, "to_ast", None)
+            if to_ast is None:
+                return None
+            source = unparse(to_ast(record.func_name))
+        bindings = dict(getattr(decompiler, "bindings", {}) or {})
+        renames = {n: short_compiled_fn_name(n) for n in uuid_names}
+        # constants the decompiler named: give them names unique in the target globals
+        for name, value in list(bindings.items()):
+            if frame_globals is not None and name in frame_globals and frame_globals[name] is not value:
+                new = "%s_%d" % (name, id(value))
+                renames[name] = new
+                bindings[new] = bindings.pop(name)
+        return rename_identifiers(source, {k: v for k, v in renames.items() if k != v}), bindings
+
+    def _choose(self, record, code, new_code, uuid_names, frame_globals, fixed, name_map, proven):
+        """(reasons, file text, code object, bindings): the folded text if it is proven
+        equivalent to Dynamo's code, else the text as decompiled (``reasons`` empty when
+        that one is proven)."""
+        source, bindings = self._decompiled(record, new_code, uuid_names, frame_globals, fixed, proven)
+        record.source = source
+        try:
+            folded = readable.fold(source, record.func_name, keep=_kept_names(code, new_code))
+        except Exception as exc:  # a bug in the folding must not cost the decompiled code
+            folded, record.fold_problem = source, "folding failed: %s: %s" % (type(exc).__name__, exc)
+        reasons, text, candidate = ["not folded"], None, None
+        if folded != source:
+            try:
+                text, candidate, reasons = self._check(record, code, new_code, folded, name_map, bindings,
+                                                       fixed)
+            except Exception as exc:  # a bug in the folding must not cost the decompiled code
+                reasons = ["%s: %s" % (type(exc).__name__, exc)]
+            if reasons:
+                record.fold_problem = "; ".join(reasons)
+            else:
+                record.source = folded
+                record.source_folded = True
+        if reasons:
+            text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings,
+                                                   fixed)
+        return reasons, text, candidate, bindings
 
     def _check(self, record, code, new_code, source, name_map, bindings, fixed_globals):
         """Compile ``source`` as the dump file and compare it with Dynamo's code:

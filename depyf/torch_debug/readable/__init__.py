@@ -45,7 +45,7 @@ import ast
 
 from ...bytecode import versions as V
 from . import lists
-from .facts import Facts, bound_before
+from .facts import Facts, bound_before, fix_missing_locations
 from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
                     inline_single_use, renumber_temporaries)
 
@@ -64,7 +64,7 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
     for _ in range(_MAX_ROUNDS * len(RULES)):
         for rule in RULES:
             if stale:  # the facts are recomputed only after a change
-                ast.fix_missing_locations(func)  # (new statements: ast.unparse needs lineno)
+                fix_missing_locations(func)  # (new statements: ast.unparse needs lineno)
                 facts, bound = Facts(func, keep), bound_before(func)
             stale = rule(func, facts, bound)
             quiet = 0 if stale else quiet + 1
@@ -82,7 +82,7 @@ def drop_profiling_calls(source):
     for func in tree.body:
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             changed |= bool(drop_profiling(func))
-    return ast.unparse(ast.fix_missing_locations(tree)) + "\n" if changed else source
+    return ast.unparse(fix_missing_locations(tree)) + "\n" if changed else source
 
 
 def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
@@ -101,7 +101,7 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
         return source
     for func in funcs:
         fold_function(func, keep, drop_profiling_calls)
-    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    text = ast.unparse(fix_missing_locations(tree)) + "\n"
     if renumber:  # on the printed text, so that positions are the printed ones
         tree = ast.parse(text)
         for func in tree.body:

@@ -13,22 +13,124 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
           ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+# ------------------------------------------------------------------------- traversal
+# The rules walk the tree many times per fold (most of the time prepare_debug adds to a
+# compile): ``children`` is ``list(ast.iter_child_nodes(node))``, same nodes in the same
+# order, without a generator per node and skipping the fields that never hold a node.
+
+_SCALAR_FIELDS = frozenset(("id", "attr", "arg", "name", "module", "level", "kind", "type_comment",
+                            "is_async", "conversion", "simple", "n", "s"))
+_CHILD_FIELDS = {ast.Constant: ()}
+
+
+def _child_fields(cls):
+    fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+    return fields
+
+
+def children(node):
+    """The child nodes of ``node`` (``ast.iter_child_nodes``, as a list)."""
+    cls = type(node)
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _child_fields(cls)
+    out = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif type(value) is list:
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+    return out
+
+
+def walk(node):
+    """Every node below and including ``node`` (``ast.walk``'s order)."""
+    todo = [node]
+    i = 0
+    while i < len(todo):
+        todo.extend(children(todo[i]))
+        i += 1
+    return todo
+
+
+def fix_missing_locations(node):
+    """``ast.fix_missing_locations`` (same nodes, same order, same values): a node
+    without a position gets its parent's."""
+    root = node
+    todo = [(root, 1, 0, 1, 0)]
+    while todo:
+        node, lineno, col_offset, end_lineno, end_col_offset = todo.pop()
+        attributes = node._attributes
+        if attributes:
+            if "lineno" in attributes:
+                if not hasattr(node, "lineno"):
+                    node.lineno = lineno
+                else:
+                    lineno = node.lineno
+            if "end_lineno" in attributes:
+                if getattr(node, "end_lineno", None) is None:
+                    node.end_lineno = end_lineno
+                else:
+                    end_lineno = node.end_lineno
+            if "col_offset" in attributes:
+                if not hasattr(node, "col_offset"):
+                    node.col_offset = col_offset
+                else:
+                    col_offset = node.col_offset
+            if "end_col_offset" in attributes:
+                if getattr(node, "end_col_offset", None) is None:
+                    node.end_col_offset = end_col_offset
+                else:
+                    end_col_offset = node.end_col_offset
+        todo.extend([(child, lineno, col_offset, end_lineno, end_col_offset)
+                     for child in reversed(children(node))])
+    return root
+
+
+def same_tree(a, b):
+    """``ast.dump(a) == ast.dump(b)`` (fields, not positions), without building the text."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False if isinstance(a, (ast.AST, list)) or isinstance(b, (ast.AST, list)) else repr(a) == repr(b)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
+    if isinstance(a, ast.AST):
+        return all(same_tree(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+    if type(a) in (str, int):
+        return a == b
+    return repr(a) == repr(b)
+
+
 # ---------------------------------------------------------------- facts about one function
 
 def own_nodes(node):
     """The nodes below ``node`` in its own scope (a nested scope's node is yielded, its
     inside is not)."""
-    stack = list(ast.iter_child_nodes(node))
+    stack = children(node)
     while stack:
         n = stack.pop()
         yield n
         if not isinstance(n, SCOPES):
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(children(n))
+
+
+def own_statements(node):
+    """``own_nodes(node)`` restricted to statements and ``except`` handlers, in the same
+    order, found without entering expressions (no statement is inside one)."""
+    stack = [c for c in children(node) if not isinstance(c, ast.expr)]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.stmt, ast.ExceptHandler)):
+            yield n
+        if not isinstance(n, SCOPES):
+            stack.extend([c for c in children(n) if not isinstance(c, ast.expr)])
 
 
 def bodies(func):
     """Every statement list of ``func``'s own scope (its body, branches, handlers...)."""
-    for node in [func] + [n for n in own_nodes(func) if isinstance(n, (ast.stmt, ast.ExceptHandler))]:
+    for node in [func] + list(own_statements(func)):
         if isinstance(node, SCOPES) and node is not func:
             continue
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -56,19 +158,23 @@ class Facts:
     def __init__(self, func, keep=()):
         self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
         nested, declared = set(), set()
+        introspective = False
+        counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
         for node in own_nodes(func):
             if isinstance(node, ast.Name):
-                counter = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}[type(node.ctx)]
+                counter = counters[type(node.ctx)]
                 counter[node.id] = counter.get(node.id, 0) + 1
+                introspective = introspective or node.id in _INTROSPECTION
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 for counter in (self.loads, self.aug):
                     counter[node.target.id] = counter.get(node.target.id, 0) + 1
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 declared.update(node.names)
             if isinstance(node, SCOPES):
-                for inner in ast.walk(node):
+                for inner in walk(node):
                     if isinstance(inner, ast.Name):
                         nested.add(inner.id)
+                        introspective = introspective or inner.id in _INTROSPECTION
                     elif isinstance(inner, ast.arg):
                         nested.add(inner.arg)
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -76,7 +182,8 @@ class Facts:
         self.params = frozenset(_arg_names(func.args))
         self.cells = frozenset(nested | declared)
         self.protected = frozenset(keep) | self.params | self.cells
-        self.introspective = any(isinstance(n, ast.Name) and n.id in _INTROSPECTION for n in ast.walk(func))
+        # (a Name anywhere in the function: its own scope above, nested scopes in the walks)
+        self.introspective = introspective
 
     def is_temp(self, name):
         return bool(TEMP_NAME.match(name)) and name not in self.protected and not self.introspective
@@ -117,12 +224,12 @@ def unconditional(node):
         elif isinstance(n, ast.Compare):
             stack.extend([n.left, n.comparators[0]])
         else:
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(children(n))
 
 
 def _statement_exprs(st):
     """The expressions a simple statement evaluates (all of them, unconditionally)."""
-    return [child for child in ast.iter_child_nodes(st) if isinstance(child, ast.expr)]
+    return [child for child in children(st) if isinstance(child, ast.expr)]
 
 
 def _stores_of(st):
@@ -355,7 +462,17 @@ def free_of_effects(node, bound, facts, written):
 # ------------------------------------------------------------------------ tree editing
 
 def parents(root):
-    return {id(child): node for node in ast.walk(root) for child in ast.iter_child_nodes(node)}
+    out = {}
+    todo = [root]
+    i = 0
+    while i < len(todo):  # ast.walk's order: a shared node gets the parent it got there
+        node = todo[i]
+        kids = children(node)
+        for child in kids:
+            out[id(child)] = node
+        todo.extend(kids)
+        i += 1
+    return out
 
 
 def replace(parent, old, new):

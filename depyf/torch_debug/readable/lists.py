@@ -28,7 +28,7 @@ branches that leave different lists behind.
 import ast
 import copy
 
-from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, is_pure, own_nodes, terminates
+from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, is_pure, own_nodes, same_tree, terminates, walk
 
 
 class _GiveUp(Exception):
@@ -131,7 +131,7 @@ class _Scalarizer:
         self.facts = facts
         self.bound = bound
         numbers = [int(m.group(1)) for m in (DECOMPILER_TEMP.match(n.id)
-                                              for n in ast.walk(func) if isinstance(n, ast.Name)) if m]
+                                              for n in walk(func) if isinstance(n, ast.Name)) if m]
         self.next_temp = max(numbers, default=0) + 1
         self.stmt = None  # the original statement being executed (for `bound`)
 
@@ -431,7 +431,7 @@ class _Scalarizer:
             raise _GiveUp("an augmented assignment to a tracked list that is not modelled")
         stored = self.stored_names(st)
         new = copy.deepcopy(st) if any(isinstance(n, ast.Name) and n.id in state.env
-                                       for n in ast.walk(st)) else None
+                                       for n in walk(st)) else None
         for field, value in ast.iter_fields(new) if new is not None else ():
             if isinstance(value, ast.expr):
                 setattr(new, field, self.residual_target(value, state) if field in ("target", "targets")
@@ -468,7 +468,7 @@ class _Scalarizer:
 
     def opaque(self, st, state):
         names = set()
-        for n in ast.walk(st):
+        for n in walk(st):
             if isinstance(n, ast.Name):
                 names.add(n.id)
         for name in sorted(names & set(state.env)):
@@ -514,7 +514,7 @@ def scalarize(func, facts, bound):
         new_body = worker.block(func.body, _State())
     except _GiveUp:
         return False
-    if ast.dump(ast.Module(body=new_body, type_ignores=[])) == ast.dump(ast.Module(body=func.body, type_ignores=[])):
+    if same_tree(new_body, func.body):
         return False
     func.body[:] = new_body
     return True

@@ -24,10 +24,9 @@ def drop_pure_statements(func, facts, bound):
     return changed
 
 
-def _list_names(func, facts):
+def _list_names(func, facts, parent_of):
     """Local temporaries that only ever hold lists: every store is ``t = [...]`` (or
     ``t += ...``, which keeps a list a list)."""
-    parent_of = parents(func)
     ok = {}
     for node in own_nodes(func):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -54,7 +53,7 @@ def _extends_by_a_list(st, bound, facts, list_names):
 def drop_dead_temporaries(func, facts, bound):
     """Remove every store and ``del`` of temporaries nobody reads, when all of them can go."""
     parent_of = parents(func)
-    list_names = _list_names(func, facts)
+    list_names = _list_names(func, facts, parent_of)
     edits = {}  # name -> [(kind, node, ...)]
     blocked = set()
     changed = False

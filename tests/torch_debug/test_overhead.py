@@ -1,0 +1,132 @@
+"""What prepare_debug's compile-time cuts keep (issue 12, overhead): the code handed to
+Dynamo is still proven, by the equivalence checker and the proxy runs, once each; the
+full-code file still shows the original source, read without scanning ``sys.modules``;
+the fast tree walks of the folding are exactly ``ast``'s. (The timings themselves are
+``benchmarks/compile_overhead.py``'s; see the README.)"""
+import ast
+import copy
+import glob
+import inspect
+import os
+import random
+
+import torch
+
+import depyf
+import workloads
+from depyf.decompiler import api as decompiler_api
+from depyf.torch_debug import equivalence, transformed_code
+from depyf.torch_debug.readable import facts
+from depyf.torch_debug.session import registry
+from support import REPO
+
+
+def _spy(monkeypatch, owner, name, calls):
+    real = getattr(owner, name)
+
+    def spy(*args, **kwargs):
+        result = real(*args, **kwargs)
+        calls.append((args, kwargs, result))
+        return result
+
+    monkeypatch.setattr(owner, name, spy)
+
+
+def test_running_code_is_proven_once_by_the_checker(tmp_path, monkeypatch):
+    """Every code object that runs from a dump file went through ``differences`` (the
+    checker and the proxy runs) with no reason against it; the decompiler's own proof of
+    the same text (done a second time before) is not run."""
+    differences, proofs = [], []
+    _spy(monkeypatch, equivalence, "differences", differences)
+    _spy(monkeypatch, decompiler_api, "prove", proofs)
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path)):
+        outputs = workloads.w_toy("eager")
+    torch._dynamo.reset()
+    assert outputs
+    session = registry.last
+    running = [r for r in session.records if r.used]
+    assert len(running) == 3, [(r.file_name, r.reason) for r in session.records]
+    for record in running:
+        checked = [result for args, _, result in differences if args[0] is record.running_code]
+        assert checked == [[]], (record.file_name, checked)
+        assert record.source_folded, record.file_name
+        assert "This is the code that runs" in open(record.path).read()
+    assert proofs == [], "the decompiler proved its text again: %d calls" % len(proofs)
+
+
+def test_full_code_reads_the_original_without_scanning_modules(tmp_path, monkeypatch):
+    scans = []
+    _spy(monkeypatch, inspect, "getmodule", scans)
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path)):
+        workloads.w_toy("eager")
+        scans.clear()  # (torch may use inspect itself while compiling)
+    torch._dynamo.reset()
+    assert scans == []
+    full = (tmp_path / "full_code_for_toy_example_0.py").read_text()
+    assert inspect.getsource(workloads.toy_example) in full
+
+
+def _corpus():
+    files = glob.glob(os.path.join(REPO, "depyf", "**", "*.py"), recursive=True)
+    files += glob.glob(os.path.join(REPO, "tests", "torch_debug", "*.py"))
+    return [ast.parse(open(f).read()) for f in sorted(files)]
+
+
+def test_fast_tree_walks_are_asts():
+    """``children``/``walk``/``own_statements``/``same_tree``/``fix_missing_locations`` of
+    the folding give what ``ast`` gives, on every node of depyf's and these tests' sources."""
+    rng = random.Random(0)
+    nodes = 0
+    for tree in _corpus():
+        assert facts.walk(tree) == list(ast.walk(tree))
+        statements = []
+        for node in ast.walk(tree):
+            nodes += 1
+            assert facts.children(node) == list(ast.iter_child_nodes(node))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                expected = [n for n in facts.own_nodes(node) if isinstance(n, (ast.stmt, ast.ExceptHandler))]
+                assert list(facts.own_statements(node)) == expected
+            if isinstance(node, ast.stmt):
+                statements.append(node)
+        for a, b in zip(statements, statements[1:]):
+            assert facts.same_tree(a, b) == (ast.dump(a) == ast.dump(b))
+            assert facts.same_tree(a, copy.deepcopy(a))
+        stripped = copy.deepcopy(tree)
+        for node in ast.walk(stripped):
+            for attr in node._attributes:
+                if hasattr(node, attr) and rng.random() < 0.3:
+                    delattr(node, attr)
+        ours = facts.fix_missing_locations(copy.deepcopy(stripped))
+        theirs = ast.fix_missing_locations(stripped)
+        assert ast.dump(ours, include_attributes=True) == ast.dump(theirs, include_attributes=True)
+    assert nodes > 50000
+
+
+def test_first_reading_refused_falls_back_to_every_reading(tmp_path, monkeypatch):
+    """When the unproven first reading does not pass the checker, the hook decompiles again
+    the way it did before (every reading, each proven by the decompiler): nothing is lost."""
+    real_check = transformed_code.TransformedCodeHook._check
+    tries = []
+
+    def check(self, record, code, new_code, source, *args):
+        tries.append(record.file_name)
+        if len(tries) <= 2:  # the folded and the plain text of the fast path
+            return None, None, ["refused on purpose by the test"]
+        return real_check(self, record, code, new_code, source, *args)
+
+    monkeypatch.setattr(transformed_code.TransformedCodeHook, "_check", check)
+    proofs = []
+    _spy(monkeypatch, decompiler_api, "prove", proofs)
+
+    def single(x):
+        return torch.sin(x) + 1
+
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path)):
+        torch.compile(single, backend="eager")(torch.randn(3))
+    torch._dynamo.reset()
+    record = [r for r in registry.last.records if r.original is single.__code__][0]
+    assert record.used, record.reason
+    assert len(tries) >= 3 and len(proofs) >= 1
