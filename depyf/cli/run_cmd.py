@@ -215,7 +215,9 @@ def _print_summary(root, folder, report_follows=False):
         for line in summary.summary_lines(data, f):
             note(line)
     hint = "" if report_follows else "; `depyf report %s` builds the HTML report" % _display(root)
-    note("  details             %s%s" % (_display(os.path.join(folder, summary.OVERVIEW_NAME)), hint))
+    from ..report.dump import overview_path
+
+    note("  details             %s%s" % (_display(overview_path(folder)), hint))
 
 
 def _display(path):

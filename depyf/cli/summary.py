@@ -1,28 +1,21 @@
 """The few lines ``depyf run`` prints after the program: read from the dump's
 ``depyf_overview.py`` (its ``OVERVIEW`` dict, read as a literal, never executed)."""
-import ast
 import os
 
-OVERVIEW_NAME = "depyf_overview.py"
+# The dump-folder reading is the report's (depyf/report/dump.py), imported when a summary
+# is printed: the command line itself starts without the report package.
 _RESUME_PREFIXES = ("torch_dynamo_resume_in_", "__resume_at_")
 
 
 def read_overview(folder):
-    """The ``OVERVIEW`` dict of ``folder``'s depyf_overview.py, or None without one."""
-    path = os.path.join(folder, OVERVIEW_NAME)
+    """The ``OVERVIEW`` dict of ``folder``'s depyf_overview.py, or None without one
+    (the report's reader: a literal, never executed)."""
+    from ..report.dump import ReportError, overview_path, read_overview as read
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(), path)
-    except (OSError, SyntaxError, ValueError):
+        return read(overview_path(folder))
+    except ReportError:
         return None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "OVERVIEW" for t in node.targets):
-            try:
-                return ast.literal_eval(node.value)
-            except ValueError:
-                return None
-    return None
 
 
 def _is_resume(entry):
@@ -72,14 +65,10 @@ def _short(where):
 
 def dump_folders(root):
     """The folders under ``root`` that hold an overview: the root itself, then
-    ``rank_*/`` and ``process_*/`` (sorted)."""
-    found = [root] if os.path.isfile(os.path.join(root, OVERVIEW_NAME)) else []
+    ``rank_*/`` and ``process_*/`` (the report's ``find_ranks``)."""
+    from ..report.dump import ReportError, find_ranks
+
     try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return found
-    for name in names:
-        sub = os.path.join(root, name)
-        if name.startswith(("rank_", "process_")) and os.path.isfile(os.path.join(sub, OVERVIEW_NAME)):
-            found.append(sub)
-    return found
+        return [folder for _, folder in find_ranks(root)]
+    except ReportError:
+        return []

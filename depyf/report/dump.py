@@ -105,8 +105,12 @@ def find_ranks(dump_dir):
     return found
 
 
+def overview_path(folder):
+    return os.path.join(folder, OVERVIEW_NAME)
+
+
 def _is_dump(folder):
-    return os.path.isfile(os.path.join(folder, OVERVIEW_NAME))
+    return os.path.isfile(overview_path(folder))
 
 
 def read_overview(path):
@@ -136,7 +140,7 @@ def _read(path):
 
 def load_rank(label, folder):
     rank = Rank(label, folder)
-    ov = rank.overview = read_overview(os.path.join(folder, OVERVIEW_NAME))
+    ov = rank.overview = read_overview(overview_path(folder))
     rank.graphs = _graph_stages(ov.get("graph_files", {}))
     functions, codes = {}, {}
     for info in ov.get("transformed_code", []):

@@ -10,7 +10,6 @@ import tokenize
 import io
 
 from . import render
-from .dump import STAGE_LABELS
 from .render import esc
 
 REPORT_DIR = "depyf_report"
