@@ -81,6 +81,11 @@ NULL_AFTER_CALLABLE = PY >= (3, 13)
 LOAD_GLOBAL_NULL_BIT = PY >= (3, 11)
 LOAD_ATTR_METHOD_BIT = PY >= (3, 12)
 
+# Reads of one variable by name, of any scope (those a version lacks never occur).
+NAME_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_FAST_BORROW",
+                        "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF",
+                        "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF"])
+
 # Exception handling model: block stack (SETUP_*) up to 3.10, exception table from 3.11.
 HAS_EXCEPTION_TABLE = PY >= (3, 11)
 

@@ -17,10 +17,7 @@ from ...bytecode import versions as V
 
 _JUMP_OPS = frozenset(getattr(dis, "hasjump", ())) | frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 _TEST = ("COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
-_NAME_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_FAST_BORROW",
-                         "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_FROM_DICT_OR_GLOBALS",
-                         "LOAD_FROM_DICT_OR_DEREF", "LOAD_FAST_LOAD_FAST",
-                         "LOAD_FAST_BORROW_LOAD_FAST_BORROW"])
+_NAME_LOADS = V.NAME_LOADS | frozenset(["LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"])
 
 
 def _inlined_range(raw_list, k):

@@ -6,7 +6,6 @@ with the original by the equivalence checker (``depyf.verify.equivalence``): the
 observable operations, in the same order, under the same conditions and exception
 handlers. Anything short of a proof is reported, never returned silently.
 """
-import dis
 from collections import namedtuple
 
 from ...bytecode import raw
@@ -30,38 +29,47 @@ def _indent(lines):
     return ["    " + line if line.strip() else line for line in lines]
 
 
-_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
-_LOAD_ATTR = dis.opmap["LOAD_ATTR"]
-_PUSH_NULL = dis.opmap.get("PUSH_NULL")
-
-
 def imported_names(code):
-    """Globals the original's module bound by ``import`` (``code`` and the code nested in
-    it), as far as the bytecode shows: 3.11+ calls ``mod.f(x)`` on such a name as a
-    plain attribute, any other global's ``g.f(x)`` as a method (3.11/3.12:
-    ``LOAD_GLOBAL NULL + mod; LOAD_ATTR f``; 3.13: ``LOAD_GLOBAL mod; LOAD_ATTR f;
-    PUSH_NULL``). Rebuilding those imports around the text lets the recompiled code take
-    the same form (a bytecode-equal proof instead of the product machine's)."""
-    found = set()
-    if not V.LOAD_GLOBAL_NULL_BIT:
-        return found
-    loaded = attribute_of = None  # the global just loaded; the global an attribute came from
-    for _, op, arg in raw.ops(code):
-        if V.NULL_AFTER_CALLABLE and op == _PUSH_NULL and attribute_of is not None:
-            found.add(attribute_of)
-        attribute_of = None
-        if op == _LOAD_ATTR and loaded is not None and not (V.LOAD_ATTR_METHOD_BIT and arg & 1):
-            if V.NULL_AFTER_CALLABLE:
-                attribute_of = loaded
-            else:
-                found.add(loaded)
-        pushes_null = bool(arg & 1)
-        loaded = code.co_names[arg >> 1] if op == _LOAD_GLOBAL and \
-            pushes_null != V.NULL_AFTER_CALLABLE else None
+    """Names the original's module bound by ``import`` (as far as ``code`` and the code
+    nested in it show). CPython 3.11+ compiles ``x.f(...)`` as a method call unless ``x``
+    is a name the *module* imports (whatever ``x`` is in the function: global, local or
+    cell); then ``f`` is read as a plain attribute and a NULL is pushed beside it
+    (3.11/3.12: ``PUSH_NULL; LOAD_FAST x; LOAD_ATTR f`` or ``LOAD_GLOBAL NULL + x;
+    LOAD_ATTR f``; 3.13+: ``LOAD_FAST x; LOAD_ATTR f; PUSH_NULL``). ``x.f(*args)`` looks
+    the same for any ``x``, so a name that is also a method call's target somewhere
+    (``LOAD_METHOD``, or ``LOAD_ATTR`` with its method bit) is not counted: it cannot be
+    the module's import. Rebuilding the imports around the text lets the recompiled code
+    take the same form (a bytecode-equal proof instead of the product machine's)."""
+    found, methods = set(), set()
+    if V.LOAD_GLOBAL_NULL_BIT:
+        _plain_attribute_calls(code, found, methods)
+    return found - methods
+
+
+def _plain_attribute_calls(code, found, methods):
+    before = load = None  # the two instructions before this one (EXTENDED_ARG skipped)
+    pending = None  # 3.13+: a name whose attribute was just read plain; PUSH_NULL next: a call
+    for ins in raw.instructions(code):
+        op = ins.opname
+        if op == "EXTENDED_ARG":
+            continue
+        if op == "PUSH_NULL" and pending is not None:
+            found.add(pending)
+        pending = None
+        if (op == "LOAD_ATTR" or op == "LOAD_METHOD") and load is not None and load.opname in V.NAME_LOADS:
+            name = load.argval
+            null_bit = load.opname == "LOAD_GLOBAL" and load.arg & 1
+            if op == "LOAD_METHOD" or V.LOAD_ATTR_METHOD_BIT and ins.arg & 1:
+                methods.add(name)
+            elif V.NULL_AFTER_CALLABLE:
+                if not null_bit:
+                    pending = name
+            elif null_bit or before is not None and before.opname == "PUSH_NULL":
+                found.add(name)
+        before, load = load, ins
     for const in code.co_consts:
         if hasattr(const, "co_code"):
-            found |= imported_names(const)
-    return found
+            _plain_attribute_calls(const, found, methods)
 
 
 def _wrap(source, code, scopes=(), binds_free=False):
