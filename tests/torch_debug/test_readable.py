@@ -420,3 +420,17 @@ def test_the_toy_example_dump_is_folded_and_runs_the_same(tmp_path):
     # (the reading copy is the running text minus the profiler calls; it is not folded a
     # second time, to keep compile-time overhead down)
     assert re.search(r"graph_out_0 = (__compiled_fn_\d+|__temp_\d+)\(a, b\)", full), full
+
+
+def test_statements_a_rule_made_without_a_position_can_be_measured():
+    """The rules run without filling in positions after every change (that walk was a
+    seventh of a fold); measuring a statement a rule built without one must still work,
+    and leave it without one (positions are filled in once, before printing)."""
+    from depyf.torch_debug.readable import rules
+
+    st = ast.Assign(targets=[ast.Name(id="__temp_1", ctx=ast.Store())],
+                    value=ast.Call(func=ast.Name(id="g", ctx=ast.Load()), args=[], keywords=[]))
+    nxt = ast.Assign(targets=[ast.Name(id="x", ctx=ast.Store())],
+                     value=ast.Name(id="__temp_1", ctx=ast.Load()))
+    assert rules._short_enough(st, nxt)
+    assert not hasattr(st, "lineno") and not hasattr(nxt, "lineno")

@@ -63,8 +63,8 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
     quiet = 0  # rules in a row that changed nothing
     for _ in range(_MAX_ROUNDS * len(RULES)):
         for rule in RULES:
-            if stale:  # the facts are recomputed only after a change
-                fix_missing_locations(func)  # (new statements: ast.unparse needs lineno)
+            if stale:  # the facts are recomputed only after a change (positions are
+                # filled in once, before printing: no rule reads them)
                 facts, bound = Facts(func, keep), bound_before(func)
             stale = rule(func, facts, bound)
             quiet = 0 if stale else quiet + 1

@@ -203,8 +203,22 @@ _LINE = 100
 def _short_enough(st, nxt):
     """Inlining does not make a line longer than ``_LINE`` characters or than the longer of
     the two statements (a long argument list stays one argument per line)."""
-    merged = len(ast.unparse(nxt)) - len(st.targets[0].id) + len(ast.unparse(st.value))
-    return merged <= max(_LINE, len(ast.unparse(st)), len(ast.unparse(nxt)))
+    st_len, nxt_len = len(_text(st)), len(_text(nxt))
+    merged = nxt_len - len(st.targets[0].id) + len(ast.unparse(st.value))
+    return merged <= max(_LINE, st_len, nxt_len)
+
+
+def _text(st):
+    """``ast.unparse`` of a statement a rule may have made without a position (the
+    printer reads ``lineno`` of statements that can carry a type comment; the positions
+    are filled in once, before the function is printed)."""
+    if hasattr(st, "lineno"):
+        return ast.unparse(st)
+    st.lineno = 0
+    try:
+        return ast.unparse(st)
+    finally:
+        del st.lineno
 
 
 def _store_earlier(body, i, facts):
