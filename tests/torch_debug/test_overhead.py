@@ -8,7 +8,6 @@ import copy
 import glob
 import inspect
 import os
-import random
 
 import torch
 
@@ -75,9 +74,8 @@ def _corpus():
 
 
 def test_fast_tree_walks_are_asts():
-    """``children``/``walk``/``own_statements``/``same_tree``/``fix_missing_locations`` of
-    the folding give what ``ast`` gives, on every node of depyf's and these tests' sources."""
-    rng = random.Random(0)
+    """``children``/``walk``/``own_statements``/``same_tree`` of the folding give what
+    ``ast`` gives, on every node of depyf's and these tests' sources."""
     nodes = 0
     for tree in _corpus():
         assert facts.walk(tree) == list(ast.walk(tree))
@@ -93,14 +91,6 @@ def test_fast_tree_walks_are_asts():
         for a, b in zip(statements, statements[1:]):
             assert facts.same_tree(a, b) == (ast.dump(a) == ast.dump(b))
             assert facts.same_tree(a, copy.deepcopy(a))
-        stripped = copy.deepcopy(tree)
-        for node in ast.walk(stripped):
-            for attr in node._attributes:
-                if hasattr(node, attr) and rng.random() < 0.3:
-                    delattr(node, attr)
-        ours = facts.fix_missing_locations(copy.deepcopy(stripped))
-        theirs = ast.fix_missing_locations(stripped)
-        assert ast.dump(ours, include_attributes=True) == ast.dump(theirs, include_attributes=True)
     assert nodes > 50000
 
 

@@ -423,9 +423,9 @@ def test_the_toy_example_dump_is_folded_and_runs_the_same(tmp_path):
 
 
 def test_statements_a_rule_made_without_a_position_can_be_measured():
-    """The rules run without filling in positions after every change (that walk was a
-    seventh of a fold); measuring a statement a rule built without one must still work,
-    and leave it without one (positions are filled in once, before printing)."""
+    """The rules never fill in positions (that walk after every change was a seventh of
+    a fold): the printer reads none, so measuring a statement a rule built without one
+    works (``ast.unparse`` would need ``lineno`` of an assignment)."""
     from depyf.torch_debug.readable import rules
 
     st = ast.Assign(targets=[ast.Name(id="__temp_1", ctx=ast.Store())],

@@ -31,8 +31,8 @@ if V.HAS_AST_UNPARSE:
     _BaseUnparser = getattr(_module, V.AST_UNPARSER[1])
     _Precedence = getattr(_module, V.AST_UNPARSER[2])
 
-    class _Unparser(_BaseUnparser):
-        """``ast.unparse``, but a comprehension filter marked ``OWN_LINE`` starts a new
+    class Unparser(_BaseUnparser):
+        """``ast.unparse`` without positions (no line number is read), but a comprehension filter marked ``OWN_LINE`` starts a new
         line: the compiler's jumps differ when a filter is not on its element's line; and
         an internal value reached while printing is a Mismatch (the same check as
         ``_Check``, made on the way instead of by a second walk of the tree)."""
@@ -62,7 +62,7 @@ if V.HAS_AST_UNPARSE:
 
 def unparse(node, indentation=4):
     if V.HAS_AST_UNPARSE:
-        text = _Unparser().visit(node)
+        text = Unparser().visit(node)
     else:  # pragma: no cover - exercised on 3.8 only
         import astunparse
         _Check().visit(node)

@@ -44,13 +44,17 @@ it is the one shown in ``full_code_for_<fn>_<n>.py``.
 import ast
 
 from ...bytecode import versions as V
-from . import lists
-from .facts import Facts, bound_before, fix_missing_locations
+from . import lists, printing
+from .facts import Facts, bound_before
 from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
                     inline_single_use, renumber_temporaries)
 
 _MAX_ROUNDS = 200
 RULES = (lists.scalarize, drop_pure_statements, drop_dead_temporaries, hoist_walrus, inline_single_use)
+# Rules that change a statement and then leave it until the next call (its facts are
+# stale): a chain of k single-use temporaries takes k calls. They are called again at
+# once, before the other rules, until they change nothing.
+_CHAINING = frozenset([inline_single_use])
 
 
 def fold_function(func, keep=(), drop_profiling_calls=False):
@@ -63,11 +67,16 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
     quiet = 0  # rules in a row that changed nothing
     for _ in range(_MAX_ROUNDS * len(RULES)):
         for rule in RULES:
-            if stale:  # the facts are recomputed only after a change (positions are
-                # filled in once, before printing: no rule reads them)
-                facts, bound = Facts(func, keep), bound_before(func)
-            stale = rule(func, facts, bound)
-            quiet = 0 if stale else quiet + 1
+            changed = False
+            for _ in range(_MAX_ROUNDS if rule in _CHAINING else 1):
+                if stale:  # the facts are recomputed only after a change (the
+                    # statements the rules make have no positions: nothing reads them)
+                    facts, bound = Facts(func, keep), bound_before(func)
+                stale = rule(func, facts, bound)
+                changed = changed or stale
+                if not stale:
+                    break
+            quiet = 0 if changed else quiet + 1
             if quiet == len(RULES):
                 return func
     return func
@@ -82,7 +91,7 @@ def drop_profiling_calls(source):
     for func in tree.body:
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             changed |= bool(drop_profiling(func))
-    return ast.unparse(fix_missing_locations(tree)) + "\n" if changed else source
+    return printing.text(tree) + "\n" if changed else source
 
 
 def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
@@ -101,11 +110,9 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
         return source
     for func in funcs:
         fold_function(func, keep, drop_profiling_calls)
-    text = ast.unparse(fix_missing_locations(tree)) + "\n"
-    if renumber:  # on the printed text, so that positions are the printed ones
-        tree = ast.parse(text)
-        for func in tree.body:
-            if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                    func.name == f.name for f in funcs) and renumber_temporaries(func, Facts(func, keep)):
-                text = ast.unparse(tree) + "\n"
-    return text
+    text, names = printing.text_and_names(tree)
+    if renumber:  # in the order the printed text shows the names
+        renumbered = [renumber_temporaries(func, Facts(func, keep), names) for func in funcs]
+        if any(renumbered):
+            text = printing.text(tree)
+    return text + "\n"

@@ -54,40 +54,6 @@ def walk(node):
     return todo
 
 
-def fix_missing_locations(node):
-    """``ast.fix_missing_locations`` (same nodes, same order, same values): a node
-    without a position gets its parent's."""
-    root = node
-    todo = [(root, 1, 0, 1, 0)]
-    while todo:
-        node, lineno, col_offset, end_lineno, end_col_offset = todo.pop()
-        attributes = node._attributes
-        if attributes:
-            if "lineno" in attributes:
-                if not hasattr(node, "lineno"):
-                    node.lineno = lineno
-                else:
-                    lineno = node.lineno
-            if "end_lineno" in attributes:
-                if getattr(node, "end_lineno", None) is None:
-                    node.end_lineno = end_lineno
-                else:
-                    end_lineno = node.end_lineno
-            if "col_offset" in attributes:
-                if not hasattr(node, "col_offset"):
-                    node.col_offset = col_offset
-                else:
-                    col_offset = node.col_offset
-            if "end_col_offset" in attributes:
-                if getattr(node, "end_col_offset", None) is None:
-                    node.end_col_offset = end_col_offset
-                else:
-                    end_col_offset = node.end_col_offset
-        todo.extend([(child, lineno, col_offset, end_lineno, end_col_offset)
-                     for child in reversed(children(node))])
-    return root
-
-
 def same_tree(a, b):
     """``ast.dump(a) == ast.dump(b)`` (fields, not positions), without building the text."""
     if a is b:

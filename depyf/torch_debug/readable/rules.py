@@ -3,6 +3,7 @@
 and returns whether it changed anything."""
 import ast
 
+from .printing import text
 from .facts import (DECOMPILER_TEMP, Unknown, bodies, evaluation_order, free_of_effects, is_pure,
                     own_nodes, parents, replace, target_names)
 
@@ -203,22 +204,9 @@ _LINE = 100
 def _short_enough(st, nxt):
     """Inlining does not make a line longer than ``_LINE`` characters or than the longer of
     the two statements (a long argument list stays one argument per line)."""
-    st_len, nxt_len = len(_text(st)), len(_text(nxt))
-    merged = nxt_len - len(st.targets[0].id) + len(ast.unparse(st.value))
+    st_len, nxt_len = len(text(st)), len(text(nxt))
+    merged = nxt_len - len(st.targets[0].id) + len(text(st.value))
     return merged <= max(_LINE, st_len, nxt_len)
-
-
-def _text(st):
-    """``ast.unparse`` of a statement a rule may have made without a position (the
-    printer reads ``lineno`` of statements that can carry a type comment; the positions
-    are filled in once, before the function is printed)."""
-    if hasattr(st, "lineno"):
-        return ast.unparse(st)
-    st.lineno = 0
-    try:
-        return ast.unparse(st)
-    finally:
-        del st.lineno
 
 
 def _store_earlier(body, i, facts):
@@ -302,13 +290,14 @@ def drop_profiling(func):
     return changed
 
 
-def renumber_temporaries(func, facts):
+def renumber_temporaries(func, facts, printed):
     """``__temp_<n>`` names renumbered 1, 2, ... in order of appearance (only when every
-    one of them is a local temporary the rules may touch)."""
+    one of them is a local temporary the rules may touch). ``printed``: the Name nodes
+    (of ``func`` and anything else) in the order the printed text shows them."""
+    own = {id(n) for n in own_nodes(func) if isinstance(n, ast.Name)}
     seen = []
-    for node in sorted((n for n in own_nodes(func) if isinstance(n, ast.Name)),
-                       key=lambda n: (n.lineno, n.col_offset)):
-        if DECOMPILER_TEMP.match(node.id) and node.id not in seen:
+    for node in printed:
+        if id(node) in own and DECOMPILER_TEMP.match(node.id) and node.id not in seen:
             seen.append(node.id)
     if any(not facts.is_temp(name) or not facts.stores.get(name) for name in seen):
         return False
