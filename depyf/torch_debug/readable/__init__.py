@@ -63,7 +63,7 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
     if facts.introspective:
         return func
     stale = drop_profiling_calls and drop_profiling(func)
-    bound = bound_before(func)
+    bound = bound_before(func, facts.walrus)
     quiet = 0  # rules in a row that changed nothing
     for _ in range(_MAX_ROUNDS * len(RULES)):
         for rule in RULES:
@@ -71,7 +71,8 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
             for _ in range(_MAX_ROUNDS if rule in _CHAINING else 1):
                 if stale:  # the facts are recomputed only after a change (the
                     # statements the rules make have no positions: nothing reads them)
-                    facts, bound = Facts(func, keep), bound_before(func)
+                    facts = Facts(func, keep)
+                    bound = bound_before(func, facts.walrus)
                 stale = rule(func, facts, bound)
                 changed = changed or stale
                 if not stale:

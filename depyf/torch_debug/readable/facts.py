@@ -123,6 +123,7 @@ class Facts:
 
     def __init__(self, func, keep=()):
         self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
+        self.walrus = False  # a `:=` in the function's own scope
         nested, declared = set(), set()
         introspective = False
         counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
@@ -136,6 +137,8 @@ class Facts:
                     counter[node.target.id] = counter.get(node.target.id, 0) + 1
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 declared.update(node.names)
+            elif isinstance(node, ast.NamedExpr):
+                self.walrus = True
             if isinstance(node, SCOPES):
                 for inner in walk(node):
                     if isinstance(inner, ast.Name):
@@ -198,7 +201,9 @@ def _statement_exprs(st):
     return [child for child in children(st) if isinstance(child, ast.expr)]
 
 
-def _stores_of(st):
+def _stores_of(st, walrus=True):
+    """The names a simple statement binds (``walrus``: also the targets of the ``:=``
+    it evaluates unconditionally; False when the function has none)."""
     names = set()
     if isinstance(st, ast.Assign):
         for target in st.targets:
@@ -209,10 +214,11 @@ def _stores_of(st):
         names |= {(a.asname or a.name).split(".")[0] for a in st.names}
     elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         names.add(st.name)
-    for expr in _statement_exprs(st):
-        for n in unconditional(expr):
-            if isinstance(n, ast.NamedExpr):
-                names.add(n.target.id)
+    if walrus:
+        for expr in _statement_exprs(st):
+            for n in unconditional(expr):
+                if isinstance(n, ast.NamedExpr):
+                    names.add(n.target.id)
     return names
 
 
@@ -230,8 +236,10 @@ def _deleted_in(st):
 COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
 
 
-def bound_before(func):
-    """{id(statement): names certainly bound when it starts}, for ``func``'s own scope.
+def bound_before(func, walrus=True):
+    """{id(statement): names certainly bound when it starts}, for ``func``'s own scope
+    (``walrus``: False when its ``Facts`` found no ``:=``, which spares a walk of every
+    expression).
     Conservative: anything deleted anywhere in a compound statement counts as unbound
     inside it; after it, only an ``if`` (what every branch that goes on binds) and a
     ``try`` with a ``finally`` and no handlers (what its body binds) add names."""
@@ -248,7 +256,7 @@ def bound_before(func):
             return bound - _deleted_in(st)
         compound = isinstance(st, COMPOUND) or type(st).__name__ in ("TryStar", "Match")
         if not compound:
-            return bound | _stores_of(st)
+            return bound | _stores_of(st, walrus)
         inner = bound - _deleted_in(st)
         if isinstance(st, ast.If):
             ends = [(block(branch, inner), terminates(branch)) for branch in (st.body, st.orelse)]
