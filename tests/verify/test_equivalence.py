@@ -295,3 +295,34 @@ def test_two_identical_nested_functions_stay_two_values_through_joins():
     fn = _fn(source)
     verdict = equivalent(fn, fn, shortcut=False)
     assert verdict, verdict.reason
+
+
+def _def(src, name="f", filename="<a>"):
+    module = compile(src, filename, "exec")
+    return next(c for c in module.co_consts if getattr(c, "co_name", None) == name)
+
+
+_NESTED = "def f(x):\n    g = lambda y: y + x\n    return [g(i) for i in x]\n"
+
+
+def test_nested_code_in_another_place_is_bytecode_equal_by_code_equality():
+    """The shortcut compares code objects with CPython's own equality once the place
+    (file, lines, qualified name) is the original's, nested code objects included."""
+    from depyf.verify.equivalence import _same_code
+
+    original = _def(_NESTED)
+    moved = _def("\n\n\nclass C:\n    pass\n" + _NESTED, "f", "<b>")
+    assert moved.co_firstlineno != original.co_firstlineno
+    assert _same_code(original, moved)
+    assert equivalent(original, moved).how == "bytecode-equal"
+
+
+@pytest.mark.parametrize("changed", [
+    _NESTED.replace("lambda y: y + x", "lambda y: y - x"),  # a nested body differs
+    _NESTED.replace("lambda y: y + x", "lambda z: z + x"),  # a nested parameter name
+    "def f(x):\n    def g(y):\n        return y + x\n    return [g(i) for i in x]\n",  # nested name
+], ids=["body", "parameter", "name"])
+def test_nested_code_that_differs_is_not_taken_for_the_same(changed):
+    from depyf.verify.equivalence import _same_code
+
+    assert not _same_code(_def(_NESTED), _def(changed))

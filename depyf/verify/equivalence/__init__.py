@@ -24,6 +24,7 @@ variables. When a code object does something the model does not cover, the verdi
 *unknown* (not proven), never a guess.
 """
 import inspect
+from types import CodeType
 
 from ...bytecode import versions as V
 from . import ops_blocks, ops_build, ops_calls, ops_data, ops_flow, ops_items
@@ -239,17 +240,45 @@ def _docstring(code):
 
 
 def _same_code(a, b):
-    """Whether ``b`` is ``a`` but for where it came from (name, file, lines): CPython's
-    own code equality then holds (instructions, constants, names, variables, flags,
-    exception table, nested code objects), and that is bytecode equality without
-    disassembling either. Most proofs end here."""
-    where = dict(co_name=a.co_name, co_firstlineno=a.co_firstlineno, co_filename=a.co_filename)
-    for attr in V.CODE_LOCATION_FIELDS:
-        where[attr] = getattr(a, attr)
+    """Whether ``b`` is ``a`` but for where it came from (name, file, lines; for nested
+    code objects file, lines and qualified name, not their names): CPython's own code
+    equality then holds (instructions, constants, names, variables, flags, exception
+    table), and that is bytecode equality without disassembling either. Most proofs end
+    here."""
+    relocated = _relocated(a, b)
+    if relocated is None:
+        return False
+    relocated["co_name"] = a.co_name
     try:
-        return b.replace(**where) == a
+        return b.replace(**relocated) == a
     except (TypeError, ValueError):
         return False
+
+
+def _relocated(a, b):
+    """The fields to replace in ``b`` so that it has ``a``'s place (file, first line,
+    line table, qualified name) and, in its constants, the nested code objects of ``a``
+    that are the same but for their place; None when a nested pair differs."""
+    where = dict(co_firstlineno=a.co_firstlineno, co_filename=a.co_filename)
+    for attr in V.CODE_LOCATION_FIELDS:
+        where[attr] = getattr(a, attr)
+    consts_a, consts_b = a.co_consts, b.co_consts
+    if len(consts_a) == len(consts_b):
+        consts, nested = list(consts_b), False
+        for k, (x, y) in enumerate(zip(consts_a, consts_b)):
+            if isinstance(x, CodeType) and isinstance(y, CodeType):
+                inner = _relocated(x, y) if x.co_name == y.co_name else None
+                if inner is None:
+                    return None
+                try:
+                    if y.replace(**inner) != x:
+                        return None
+                except (TypeError, ValueError):
+                    return None
+                consts[k], nested = x, True
+        if nested:
+            where["co_consts"] = tuple(consts)
+    return where
 
 
 def _cheap_proof(a, b):
