@@ -353,12 +353,12 @@ class TransformedCodeHook:
         Returns None when the decompiler offers no unproven reading (a stand-in)."""
         decompiler = Decompiler(new_code, fixed_globals=fixed)
         if proven:
-            source = decompiler.decompile(overwrite_fn_name=record.func_name)
+            tree, source = None, decompiler.decompile(overwrite_fn_name=record.func_name)
         else:
             to_ast = getattr(decompiler, "to_ast", None)
             if to_ast is None:
                 return None
-            source = unparse(to_ast(record.func_name))
+            tree = to_ast(record.func_name)
         bindings = dict(getattr(decompiler, "bindings", {}) or {})
         renames = {n: short_compiled_fn_name(n) for n in uuid_names}
         # constants the decompiler named: give them names unique in the target globals
@@ -367,7 +367,14 @@ class TransformedCodeHook:
                 new = "%s_%d" % (name, id(value))
                 renames[name] = new
                 bindings[new] = bindings.pop(name)
-        return rename_identifiers(source, {k: v for k, v in renames.items() if k != v}), bindings
+        renames = {k: v for k, v in renames.items() if k != v}
+        if tree is None:
+            return rename_identifiers(source, renames), bindings
+        if renames:  # (all of them are global names: Name nodes of the tree)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.id in renames:
+                    node.id = renames[node.id]
+        return unparse(tree), bindings
 
     def _choose(self, record, code, new_code, uuid_names, frame_globals, fixed, name_map, proven):
         """(reasons, file text, code object, bindings): the folded text if it is proven
