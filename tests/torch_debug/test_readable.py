@@ -434,3 +434,28 @@ def test_statements_a_rule_made_without_a_position_can_be_measured():
                      value=ast.Name(id="__temp_1", ctx=ast.Load()))
     assert rules._short_enough(st, nxt)
     assert not hasattr(st, "lineno") and not hasattr(nxt, "lineno")
+
+
+def test_a_chain_of_single_use_temporaries_folds_in_one_call():
+    """``t1 = x; t2 = t1.a; y = t2(b)``: each inlining hands the next statement a value,
+    forwards and backwards; one call of the rule takes the whole chain (a chain of k used
+    to take k rounds of every rule), with the same result."""
+    from depyf.torch_debug.readable import rules
+    from depyf.torch_debug.readable.facts import Facts, bound_before
+
+    src = textwrap.dedent("""
+        def f(a, b):
+            __temp_1 = a
+            __temp_2 = __temp_1.real
+            __temp_3 = g(b)
+            __temp_4 = __temp_2 + __temp_3
+            return __temp_4
+    """)
+    func = ast.parse(src).body[0]
+    facts = Facts(func)
+    assert rules.inline_single_use(func, facts, bound_before(func))
+    assert ast.unparse(func).splitlines()[1:] == ["    return a.real + g(b)"]
+    check(src, """
+        def f(a, b):
+            return a.real + g(b)
+    """)

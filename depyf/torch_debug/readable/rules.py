@@ -123,9 +123,13 @@ def inline_single_use(func, facts, bound):
         while i + 1 < len(body):
             st, nxt = body[i], body[i + 1]
             if _inline(st, nxt, facts, bound.get(id(nxt), frozenset())):
+                # ``nxt`` now follows the statement before ``st``, which may hand it a
+                # temporary too (a chain). Its facts still hold: the counts of every other
+                # name are unchanged, and what was bound before ``st`` is bound before it
                 del body[i]
                 changed = True
-                i += 1  # the statement changed: leave it alone until the next round
+                i = max(i - 1, 0)
+                continue
             elif _store_earlier(body, i, facts):
                 changed = True
                 i += 1
