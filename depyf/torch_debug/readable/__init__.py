@@ -52,9 +52,9 @@ from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements,
 
 _MAX_ROUNDS = 200
 RULES = (lists.scalarize, drop_pure_statements, drop_dead_temporaries, hoist_walrus, inline_single_use)
-# Rules that change a statement and then leave it until the next call (its facts are
-# stale): a chain of k single-use temporaries takes k calls. They are called again at
-# once, before the other rules, until they change nothing.
+# Rules whose change often opens another for the same rule (an inlining or a moved
+# store leaves a new single-use temporary next to its reader): called again at once,
+# with fresh facts, before the other rules, until they change nothing.
 _CHAINING = frozenset([inline_single_use])
 
 
