@@ -32,10 +32,11 @@ if V.HAS_AST_UNPARSE:
     _Precedence = getattr(_module, V.AST_UNPARSER[2])
 
     class Unparser(_BaseUnparser):
-        """``ast.unparse`` without positions (no line number is read), but a comprehension filter marked ``OWN_LINE`` starts a new
-        line: the compiler's jumps differ when a filter is not on its element's line; and
-        an internal value reached while printing is a Mismatch (the same check as
-        ``_Check``, made on the way instead of by a second walk of the tree)."""
+        """``ast.unparse`` without positions (no line number is read), but a
+        comprehension filter marked ``OWN_LINE`` starts a new line: the compiler's jumps
+        differ when a filter is not on its element's line; and an internal value reached
+        while printing is a Mismatch (the same check as ``_Check``, made on the way
+        instead of by a second walk of the tree)."""
 
         def traverse(self, node):
             if isinstance(node, (Marker, PseudoStmt)):

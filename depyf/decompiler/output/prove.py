@@ -56,7 +56,8 @@ def _plain_attribute_calls(code, found, methods):
         if op == "PUSH_NULL" and pending is not None:
             found.add(pending)
         pending = None
-        if (op == "LOAD_ATTR" or op == "LOAD_METHOD") and load is not None and load.opname in V.NAME_LOADS:
+        if (op == "LOAD_ATTR" or op == "LOAD_METHOD") and load is not None \
+                and load.opname in V.NAME_LOADS:
             name = load.argval
             null_bit = load.opname == "LOAD_GLOBAL" and load.arg & 1
             if op == "LOAD_METHOD" or V.LOAD_ATTR_METHOD_BIT and ins.arg & 1:

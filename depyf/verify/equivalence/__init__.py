@@ -245,40 +245,28 @@ def _same_code(a, b):
     equality then holds (instructions, constants, names, variables, flags, exception
     table), and that is bytecode equality without disassembling either. Most proofs end
     here."""
-    relocated = _relocated(a, b)
-    if relocated is None:
-        return False
-    relocated["co_name"] = a.co_name
     try:
-        return b.replace(**relocated) == a
+        return _relocated(a, b, a.co_name) == a
     except (TypeError, ValueError):
         return False
 
 
-def _relocated(a, b):
-    """The fields to replace in ``b`` so that it has ``a``'s place (file, first line,
-    line table, qualified name) and, in its constants, the nested code objects of ``a``
-    that are the same but for their place; None when a nested pair differs."""
+def _relocated(a, b, name=None):
+    """``b`` moved to ``a``'s place (file, first line, line table, qualified name; and
+    renamed ``name`` if given), the code objects among its constants moved likewise to
+    the place of ``a``'s at the same index. One code equality on the result then
+    compares everything else, nested code included."""
     where = dict(co_firstlineno=a.co_firstlineno, co_filename=a.co_filename)
+    if name is not None:
+        where["co_name"] = name
     for attr in V.CODE_LOCATION_FIELDS:
         where[attr] = getattr(a, attr)
     consts_a, consts_b = a.co_consts, b.co_consts
-    if len(consts_a) == len(consts_b):
-        consts, nested = list(consts_b), False
-        for k, (x, y) in enumerate(zip(consts_a, consts_b)):
-            if isinstance(x, CodeType) and isinstance(y, CodeType):
-                inner = _relocated(x, y) if x.co_name == y.co_name else None
-                if inner is None:
-                    return None
-                try:
-                    if y.replace(**inner) != x:
-                        return None
-                except (TypeError, ValueError):
-                    return None
-                consts[k], nested = x, True
-        if nested:
-            where["co_consts"] = tuple(consts)
-    return where
+    if len(consts_a) == len(consts_b) and any(isinstance(y, CodeType) for y in consts_b):
+        where["co_consts"] = tuple(
+            _relocated(x, y) if isinstance(x, CodeType) and isinstance(y, CodeType) else y
+            for x, y in zip(consts_a, consts_b))
+    return b.replace(**where)
 
 
 def _cheap_proof(a, b):
