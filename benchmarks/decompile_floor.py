@@ -10,6 +10,9 @@ same modules (``depyf.verify.stdlib_corpus``, the round trip's fixed list), and 
 without the proof (``allow_unproven`` path cut: reading and printing only). Each figure
 is the best of ``--repeat`` passes; the ratios are printed side by side. ``--target``
 (default 3.0) makes the exit status 1 when decompiling costs more than that many floors.
+``--stages`` also times one more default pass stage by stage (each stage's functions
+wrapped with a timer: normalize, structuring + executor, rewrite, print, recompile,
+equivalence check) and prints each stage's share of that pass.
 """
 import argparse
 import dis
@@ -57,6 +60,42 @@ def decompile_all(items, prove=True):
     return failures
 
 
+def stages(items):
+    """{stage: seconds} of one default pass, and the pass's total."""
+    import depyf.decompiler.api as api
+    import depyf.decompiler.output.prove as prove
+    import depyf.decompiler.session as session
+    import depyf.verify.equivalence as equivalence
+
+    spent = {}
+    wrapped = [(session, "normalize", "normalize the instructions"),
+               (session.DecompileSession, "_statements", "structure + symbolic executor"),
+               (session, "finish_body", "rewrite rules"),
+               (api, "unparse", "print"),
+               (prove, "recompile", "recompile the text"),
+               (equivalence, "equivalent", "equivalence check")]
+    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in wrapped]
+
+    def timed(fn, label):
+        def run(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+        return run
+
+    for (owner, name, label), (_, _, fn) in zip(wrapped, originals):
+        setattr(owner, name, timed(fn, label))
+    try:
+        start = time.perf_counter()
+        decompile_all(items, True)
+        return spent, time.perf_counter() - start
+    finally:
+        for owner, name, fn in originals:
+            setattr(owner, name, fn)
+
+
 def best_of(repeat, fn, *args):
     best, result = None, None
     for _ in range(repeat):
@@ -72,6 +111,7 @@ def main(argv=None):
     p.add_argument("--modules", help="comma-separated subset of the corpus")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--target", type=float, default=3.0)
+    p.add_argument("--stages", action="store_true", help="print each stage's share of a default pass")
     args = p.parse_args(argv)
     modules = args.modules.split(",") if args.modules else stdlib_corpus.MODULES
     items = corpus(modules)
@@ -90,6 +130,13 @@ def main(argv=None):
           % (t_read, t_read / t_floor, fail_read))
     print("| decompile (default: read, print, prove) | %.2f | %.2f | %d |"
           % (t_full, t_full / t_floor, fail_full))
+    if args.stages:
+        spent, total = stages(items)
+        print()
+        print("| stage (one default pass of %.2f s) | seconds | share |" % total)
+        print("|---|---:|---:|")
+        for label, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
+            print("| %s | %.2f | %.0f%% |" % (label, seconds, 100 * seconds / total))
     ratio = t_full / t_floor
     if ratio > args.target:
         print("\nover target: %.2f x floor > %.2f" % (ratio, args.target))
