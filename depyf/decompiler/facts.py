@@ -40,6 +40,10 @@ class Fact(enum.Enum):
     CLASS_DEF = "the ClassDef built by this `__build_class__` call"
     CHAIN = "the targets already assigned from this walrus value (`a = b = value`)"
 
+    # members are singletons: hashed by identity, not by ``Enum.__hash__`` (a Python-level
+    # call on every lookup of a node's facts)
+    __hash__ = object.__hash__
+
 
 def note(node, fact, value=True):
     """Record ``fact`` about ``node`` (``value`` for facts that carry one)."""

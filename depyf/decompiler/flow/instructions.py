@@ -6,6 +6,7 @@ split, calls carry their keyword names, and exception handling is expressed as o
 exception table for every version (derived from the SETUP_* block stack up to 3.10).
 Jump targets are instruction *indexes* into the normalized list.
 """
+import bisect
 from collections import namedtuple
 
 from ...bytecode import exctable
@@ -49,13 +50,6 @@ TERMINATORS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"}
 IMPLICIT_BACK = "implicit-back"
 # ... and of one that stands for a `continue` statement of its own after the test
 EXPLICIT_BACK = "explicit-back"
-
-
-def _line_of(raw, last):
-    line = getattr(raw, "line_number", None)
-    if line is None and not isinstance(raw.starts_line, bool):
-        line = raw.starts_line
-    return line if line is not None else last
 
 
 # -- one dis.Instruction -> normalized Instrs: one small function per family -------------
@@ -186,7 +180,9 @@ def _as_is(raw, code, kw):
 
 
 def _expanders():
-    """opname -> its expander; an opname in no family is kept as it is (``_as_is``)."""
+    """opname -> its expander; an opname in no family is kept as it is (``_as_is``). An
+    expander gives the normalized Instrs for one instruction (zero, one or several): where
+    the versions differ in how an instruction is spelled, this is where it is answered."""
     table = {}
     families = [
         (V.DROPPED, _dropped),
@@ -222,12 +218,6 @@ def _expanders():
 
 
 _EXPANDERS = _expanders()
-
-
-def _expand(raw, code, pending_kwnames):
-    """The normalized Instrs for one dis.Instruction (zero, one or several): where the
-    versions differ in how an instruction is spelled, this is where it is answered."""
-    return _EXPANDERS.get(raw.opname, _as_is)(raw, code, pending_kwnames)
 
 
 def _exception_table_311(code, offset_to_index):
@@ -338,7 +328,6 @@ def _mark_finally_placeholders(out):
 def normalize(code):
     """Return (instrs, exception_entries) for ``code``; jump targets are indexes."""
     out = []
-    offset_first = {}  # raw offset -> index of first normalized instr at or after it
     pending_kwnames = []
     line = code.co_firstlineno
     raw_list = spelled.drop_inlined_calls(list(raw_reader.instructions(code)), code)
@@ -352,36 +341,44 @@ def normalize(code):
     value_to_bool = {a.offset for a, b in zip(raw_list, raw_list[1:])
                      if a.opname == "TO_BOOL" and b.opname != "UNARY_NOT"
                      and not b.opname.startswith("POP_JUMP_")}
+    special = skip | value_to_bool | heads
+    expanders, line_flag = _EXPANDERS, V.STARTS_LINE_IS_FLAG
     for raw in raw_list:
-        if raw.offset in skip:
-            offset_first[raw.offset] = len(out)
-            continue
-        offset_first[raw.offset] = len(out)
-        line = _line_of(raw, line)
-        expanded = [Instr("TO_BOOL")] if raw.offset in value_to_bool else \
-            [Instr("NOP")] if raw.offset in heads else _expand(raw, code, pending_kwnames)
+        offset = raw.offset
+        if special and offset in special:
+            if offset in skip:
+                continue
+            expanded = [Instr("TO_BOOL")] if offset in value_to_bool else [Instr("NOP")]
+        else:
+            expanded = expanders.get(raw.opname, _as_is)(raw, code, pending_kwnames)
+        # up to 3.12 ``starts_line`` holds the number where a line starts; 3.13+
+        # ``line_number`` holds it for every instruction with a line
+        raw_line = raw.line_number if line_flag else raw.starts_line
+        if raw_line is not None:
+            line = raw_line
         for ins in expanded:
-            ins.offset = raw.offset
+            ins.offset = offset
             ins.line = line
-            ins.index = len(out)
             out.append(ins)
     out = spelled.fuse(out, Instr)
     if V.FOLD_BACKWARD_COND_JUMPS:
         out = _fold_backward_cond_jumps(out)
     if V.FINALLY_PLACEHOLDER:
         _mark_finally_placeholders(out)
-    offset_first = {}
+    offset_first = {}  # raw offset -> index of first normalized instr at or after it
     for idx, ins in enumerate(out):
         ins.index = idx
         offset_first.setdefault(ins.offset, idx)
     end = len(out)
 
+    known = sorted(offset_first)
+
     def offset_to_index(off):
         if off in offset_first:
             return offset_first[off]
         # offsets inside a dropped/cache region: next known offset
-        later = [o for o in offset_first if o > off]
-        return offset_first[min(later)] if later else end
+        k = bisect.bisect_right(known, off)
+        return offset_first[known[k]] if k < len(known) else end
 
     for ins in out:
         if ins.target is not None and ins.opname in JUMPS:

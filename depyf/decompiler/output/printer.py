@@ -30,6 +30,7 @@ if V.HAS_AST_UNPARSE:
     _module = importlib.import_module(V.AST_UNPARSER[0])
     _BaseUnparser = getattr(_module, V.AST_UNPARSER[1])
     _Precedence = getattr(_module, V.AST_UNPARSER[2])
+    _ALL_QUOTES = ("'", '"', '"""', "'''")  # the base class's default quote types, in its order
 
     class Unparser(_BaseUnparser):
         """``ast.unparse`` without positions (no line number is read), but a
@@ -39,9 +40,51 @@ if V.HAS_AST_UNPARSE:
         instead of by a second walk of the tree)."""
 
         def traverse(self, node):
-            if isinstance(node, (Marker, PseudoStmt)):
-                raise Mismatch("internal value %r left in the output" % (node,))
-            super().traverse(node)
+            # the base class finds each node's method by name (a string concatenation
+            # and a getattr per node); the method is looked up once per class here
+            if isinstance(node, list):
+                for item in node:
+                    self.traverse(item)
+                return
+            method = _METHODS.get((type(self), node.__class__))
+            if method is None:
+                method = _method(type(self), node)
+            method(self, node)
+
+        # ``block``/``delimit`` as plain context managers: the base class's are
+        # generator-based (``contextlib``), a frame and a generator per statement and per
+        # pair of brackets
+        def block(self, *, extra=None):
+            self.write(":")
+            if extra:
+                self.write(extra)
+            return _Indented(self)
+
+        def delimit(self, start, end):
+            self.write(start)
+            return _Closing(self, end)
+
+        def _str_literal_helper(self, string, *, quote_types=None, escape_special_whitespace=False):
+            # The base class escapes character by character (a Python call per character
+            # of every docstring). Where no character needs an escape, its answer is the
+            # string as it is between the first of the quotes it can take; otherwise
+            # (and where no quote fits) the base class answers.
+            if quote_types is None:
+                quote_types = _ALL_QUOTES
+            plain = "\\" not in string and (string.isprintable() or not escape_special_whitespace
+                                              and string.replace("\n", "").replace("\t", "").isprintable())
+            possible = [q for q in quote_types if q not in string and
+                        (len(q) == 3 or "\n" not in string)] if plain else None
+            if not possible:
+                return super()._str_literal_helper(
+                    string, quote_types=quote_types, escape_special_whitespace=escape_special_whitespace)
+            if string:
+                # (a quote type that ends like the string goes last; if one must be
+                # used, the string's last character is escaped)
+                possible.sort(key=lambda q: q[0] == string[-1])
+                if possible[0][0] == string[-1]:
+                    string = string[:-1] + "\\" + string[-1]
+            return string, possible
 
         def get_type_comment(self, node):
             # decompiled trees carry no positions and no `# type: ignore` comments, so
@@ -59,6 +102,43 @@ if V.HAS_AST_UNPARSE:
                 self.write("\n if " if facts.get(test, Fact.OWN_LINE, False) else " if ")
                 self.set_precedence(_Precedence.TEST.next(), test)
                 self.traverse(test)
+
+
+    _METHODS = {}  # (printer class, node class) -> the function that prints it
+
+    def _method(printer, node):
+        if isinstance(node, (Marker, PseudoStmt)):
+            raise Mismatch("internal value %r left in the output" % (node,))
+        method = getattr(printer, "visit_" + node.__class__.__name__, printer.generic_visit)
+        _METHODS[(printer, node.__class__)] = method
+        return method
+
+    class _Indented:
+        __slots__ = ("printer",)
+
+        def __init__(self, printer):
+            self.printer = printer
+
+        def __enter__(self):
+            self.printer._indent += 1
+
+        def __exit__(self, kind, value, traceback):
+            if kind is None:  # as the base class's: an error leaves the printer as it is
+                self.printer._indent -= 1
+
+    class _Closing:
+        __slots__ = ("printer", "end")
+
+        def __init__(self, printer, end):
+            self.printer = printer
+            self.end = end
+
+        def __enter__(self):
+            pass
+
+        def __exit__(self, kind, value, traceback):
+            if kind is None:
+                self.printer.write(self.end)
 
 
 def unparse(node, indentation=4):

@@ -36,10 +36,11 @@ def fix(stmts):
     todo = deque(stmts)
     while todo:
         s = todo.popleft()
-        for rule in STATEMENT_RULES:
-            s = rule(s, todo)
-            if s is None or isinstance(s, list):
-                break
+        for kinds, rule in STATEMENT_RULES:
+            if isinstance(s, kinds):
+                s = rule(s, todo)
+                if s is None or isinstance(s, list):
+                    break
         if isinstance(s, list):
             out.extend(s)
         elif s is not None:
@@ -149,19 +150,27 @@ def try_in_finally(s, todo):
     return s
 
 
-# The order is behaviour: each rule sees what the ones before it left.
+# The statements with statement lists inside (``recurse`` reaches into them; defs and
+# classes are bodies of their own)
+COMPOUND = tuple(kind for kind in ast.stmt.__subclasses__()
+                 if {"body", "orelse", "finalbody", "handlers", "cases"} & set(kind._fields)
+                 and kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+
+# The order is behaviour: each rule sees what the ones before it left. Each rule is
+# paired with the kinds of statement it changes (it returns any other as it is): the
+# rules are only called for those.
 STATEMENT_RULES = (
-    loop_end_finally_copy,
-    inner_lists,
-    markers,
-    loop_body_end,
-    with_exits,
-    return_into_with,
-    nested_withs,
-    else_after_escape,
-    raise_to_assert,
-    if_forms,
-    try_in_finally,
+    (LOOPS, loop_end_finally_copy),
+    (COMPOUND, inner_lists),
+    ((M.WithExitStmt, M.RestoreStmt), markers),
+    (LOOPS, loop_body_end),
+    (WITHS, with_exits),
+    (WITHS, return_into_with),
+    (WITHS, nested_withs),
+    (ast.If, else_after_escape),
+    (ast.Raise, raise_to_assert),
+    (ast.If, if_forms),
+    (ast.Try, try_in_finally),
 )
 # then over the list fixed at this level
 LIST_RULES = (

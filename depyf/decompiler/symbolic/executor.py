@@ -183,12 +183,14 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 # it leaves those values alone and runs no statement (checked below)
                 in_target = list(stack[:self._group_floor])
             emitted = len(out)
-            handler = getattr(self, "op_" + ins.opname, None)
+            handler = _HANDLERS.get((type(self), ins.opname))
             if handler is None:
-                raise Mismatch("unsupported instruction", function=self.code.co_name,
-                               opname=ins.opname, offset=ins.offset, unsupported=True)
+                handler = _handler(type(self), ins.opname)
+                if handler is None:
+                    raise Mismatch("unsupported instruction", function=self.code.co_name,
+                                   opname=ins.opname, offset=ins.offset, unsupported=True)
             try:
-                handler(ins, stack, out)
+                handler(self, ins, stack, out)
             except Mismatch as err:  # only a Mismatch: anything else a handler raises is a bug
                 # (taking more values than the stack holds is one: ``stackops``)
                 if err.opname is None:
@@ -206,6 +208,18 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 self._group_computes = True
             if len(out) != emitted:
                 self._base = len(stack)
+
+
+_HANDLERS = {}  # (executor class, opname) -> its ``op_<opname>`` function
+
+
+def _handler(executor, opname):
+    """The executor class's handler of ``opname`` (None: unsupported), found by name once
+    per class instead of a string concatenation and a bound method per instruction."""
+    handler = getattr(executor, "op_" + opname, None)
+    if handler is not None:
+        _HANDLERS[(executor, opname)] = handler
+    return handler
 
 
 def _index_literal(value):

@@ -6,6 +6,7 @@ that it parses back to the very tree printed. 3.8 prints with the astunparse bac
 which parenthesizes every operation: expectations are keyed by the first version they
 hold for."""
 import ast
+import copy
 
 import pytest
 
@@ -104,3 +105,36 @@ def test_comprehension_filter_on_its_own_line():
 def test_internal_values_are_a_mismatch(tree):
     with pytest.raises(Mismatch, match="internal value"):
         unparse(tree)
+
+
+# Strings whose printing the printer's shortcut (no character to escape) answers, and
+# strings the base class must answer: every kind of quote inside and at the end, line
+# breaks, tabs, backslashes, characters that are not printable.
+STRINGS = ["", "plain", "it's", 'say "hi"', "both ' and \"", "ends with '", 'ends with "',
+           "line\nbreak", "tab\there", "line\nends with \"", "line\nends with '",
+           "'''\n\"\"\" both triples", "back\\slash", "bell\a", "nul\0", "\u00e9t\u00e9",
+           "\u200b zero width", "ends in \"\"\"", "''' and '", "\n", "\t", "'", '"',
+           "a\nb'''c\"", "tab\tand 'quote'"]
+
+
+@pytest.mark.skipif(not V.HAS_AST_UNPARSE, reason="3.8 prints with astunparse")
+@pytest.mark.parametrize("text", STRINGS)
+def test_string_literals_as_the_base_printer_writes_them(text):
+    from depyf.decompiler.output.printer import Unparser, _BaseUnparser
+    ours, base = Unparser(), _BaseUnparser()
+    for quote_types in (None, ('"""', "'''"), ("'", '"')):
+        for whitespace in (False, True):
+            kwargs = {"escape_special_whitespace": whitespace}
+            if quote_types is not None:
+                kwargs["quote_types"] = quote_types
+            assert ours._str_literal_helper(text, **kwargs) == base._str_literal_helper(text, **kwargs)
+    # docstrings and constants end to end
+    doc = ast.FunctionDef(name="f", args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+                          body=[ast.Expr(ast.Constant(text)), ast.Pass()], decorator_list=[],
+                          returns=None, type_comment=None)
+    if hasattr(ast, "TypeVar"):
+        doc.type_params = []
+    tree = ast.Module(body=[doc, ast.Expr(ast.Constant(text))], type_ignores=[])
+    expected = _BaseUnparser().visit(ast.fix_missing_locations(copy.deepcopy(tree)))
+    assert Unparser().visit(tree) == expected

@@ -21,12 +21,29 @@ def test_pop_from_empty_stack_is_a_mismatch_naming_the_instruction():
     assert info.value.opname == "POP_TOP"
 
 
-def test_other_handler_errors_are_not_hidden(monkeypatch):
-    ex = _executor()
+def test_other_handler_errors_are_not_hidden():
+    class Broken(Executor):
+        def op_POP_TOP(self, ins, stack, out):
+            raise KeyError("a bug")
 
-    def broken(ins, stack, out):
-        raise KeyError("a bug")
-
-    monkeypatch.setattr(ex, "op_POP_TOP", broken)
+    def f():
+        pass
+    ex = Broken(f.__code__, DecompileSession({}, "__temp_"), {}, "__temp_")
     with pytest.raises(KeyError):
         ex.run([Instr("POP_TOP")], [object()], [])
+
+
+def test_handlers_are_found_per_class():
+    # the handler cache is keyed by class: a subclass's own handler wins over the
+    # base class's, before and after the base class's was looked up
+    class Other(Executor):
+        def op_NOP(self, ins, stack, out):
+            stack.append("mine")
+
+    def f():
+        pass
+    base = _executor()
+    base.run([Instr("NOP")], [], [])
+    stack = []
+    Other(f.__code__, DecompileSession({}, "__temp_"), {}, "__temp_").run([Instr("NOP")], stack, [])
+    assert stack == ["mine"]
