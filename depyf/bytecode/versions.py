@@ -53,6 +53,8 @@ SUPER_INSTRUCTIONS = {
 # which an exhausted iterator skips. Normalized FOR_ITER jumps past them with the iterator
 # popped, as before 3.12.
 END_FOR_THEN_POP_TOP = PY >= (3, 13)
+# 3.13+: TO_BOOL converts a value to bool (before a test or `not`: bookkeeping)
+HAS_TO_BOOL = PY >= (3, 13)
 
 # Up to 3.10 each binary/in-place operator has its own opcode; 3.11+ uses BINARY_OP(arg).
 OLD_BINARY_OPS = {

@@ -30,6 +30,7 @@ from . import annotations
 from . import facts
 from .facts import Fact
 
+_OWN_BODIES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 CO_GENERATOR = inspect.CO_GENERATOR
 CO_COROUTINE = inspect.CO_COROUTINE
 CO_ASYNC_GENERATOR = inspect.CO_ASYNC_GENERATOR
@@ -144,7 +145,13 @@ class DecompileSession:
         """Lambdas stay FuncMarkers until used; turn the ones used as values into Lambda."""
         if isinstance(node, M.AnnotateDef):
             return node  # its function is read as annotations (``annotations.place``)
-        for field, value in ast.iter_fields(node):
+        # the body of a def or class made here was read (and its lambdas made) by its own
+        # ``body_of``; its decorators, defaults and bases are this level's
+        own_body = isinstance(node, _OWN_BODIES)
+        for field in node._fields:
+            if own_body and field == "body":
+                continue
+            value = getattr(node, field, None)
             if isinstance(value, list):
                 for i, item in enumerate(value):
                     if isinstance(item, M.FuncMarker):

@@ -8,6 +8,18 @@ from .dominance import PostDominators, dominators
 from .instructions import TERMINATORS
 
 
+# Where an instruction splits blocks besides jumps: before it, after it, or both.
+_BEFORE, _AFTER, _AROUND = "before", "after", "around"
+_SPLITS = dict.fromkeys(TERMINATORS, _AFTER)
+_SPLITS.update(dict.fromkeys(("BEFORE_WITH", "BEFORE_ASYNC_WITH", "SETUP_WITH", "SETUP_FINALLY",
+                              "SETUP_ASYNC_WITH", "POP_BLOCK"), _AFTER))
+_SPLITS.update({
+    "FOR_ITER": _BEFORE,  # a loop head even when nothing jumps back to it
+    "END_ASYNC_FOR": _AFTER,  # what follows is the code after the loop
+    "END_FINALLY": _AROUND,  # 3.8: ends a finally body / re-raises
+})
+
+
 class Block:
     __slots__ = ("id", "instrs", "handler", "succs", "preds", "end")
 
@@ -43,21 +55,17 @@ class CFG:
                 if handler_at[i] is None:
                     handler_at[i] = e
         leaders = {0}
+        add = leaders.add
         for ins in instrs:
-            if ins.opname == "FOR_ITER":
-                leaders.add(ins.index)  # a loop head even when nothing jumps back to it
             if ins.target is not None:
-                leaders.add(ins.target)
-                leaders.add(ins.index + 1)
-            if ins.opname == "END_ASYNC_FOR":  # what follows is the code after the loop
-                leaders.add(ins.index + 1)
-            if ins.opname == "END_FINALLY":  # 3.8: ends a finally body / re-raises
-                leaders.add(ins.index)
-                leaders.add(ins.index + 1)
-            if ins.opname in TERMINATORS or ins.opname in ("BEFORE_WITH", "BEFORE_ASYNC_WITH",
-                                                              "SETUP_WITH", "SETUP_FINALLY",
-                                                              "SETUP_ASYNC_WITH", "POP_BLOCK"):
-                leaders.add(ins.index + 1)
+                add(ins.target)
+                add(ins.index + 1)
+            split = _SPLITS.get(ins.opname)
+            if split is not None:
+                if split is not _AFTER:
+                    add(ins.index)
+                if split is not _BEFORE:
+                    add(ins.index + 1)
         for e in entries:
             leaders.update((e.start, e.end, e.target))
         leaders.update(extra_leaders)  # e.g. where match-statement case bodies start
@@ -78,8 +86,7 @@ class CFG:
             e = starts[k + 1] if k + 1 < len(starts) else n
             blk = Block(s, instrs[s:e], handler_at[s])
             self.blocks[s] = blk
-            for i in range(s, e):
-                self.block_at[i] = s
+            self.block_at[s:e] = [s] * (e - s)
         self.next_block = {s: (starts[k + 1] if k + 1 < len(starts) else None)
                            for k, s in enumerate(starts)}
         for blk in self.blocks.values():

@@ -340,7 +340,7 @@ def normalize(code):
     # or a `not` it is bookkeeping and dropped
     value_to_bool = {a.offset for a, b in zip(raw_list, raw_list[1:])
                      if a.opname == "TO_BOOL" and b.opname != "UNARY_NOT"
-                     and not b.opname.startswith("POP_JUMP_")}
+                     and not b.opname.startswith("POP_JUMP_")} if V.HAS_TO_BOOL else set()
     special = skip | value_to_bool | heads
     expanders, line_flag = _EXPANDERS, V.STARTS_LINE_IS_FLAG
     for raw in raw_list:

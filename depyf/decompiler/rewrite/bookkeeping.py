@@ -140,10 +140,11 @@ def declarations(code, instrs, outer_cells=()):
             stored_free.append(ins.argval)
     # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
     # outer `x` a cell: `f.__closure__` sees it)
-    used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))
-            or (ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
-    stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
-                    and n not in stored_free]
+    if free:
+        used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))
+                or (ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
+        stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
+                        and n not in stored_free]
     out = []
     if stored_globals:
         out.append(ast.Global(names=stored_globals))

@@ -101,7 +101,15 @@ class Analysis:
         return "try"
 
     def effective_handler(self, bid):
-        """The innermost handler of a block that is a try/with (not compiler cleanup)."""
+        """The innermost handler of a block that is a try/with (not compiler cleanup).
+        (The CFG and the handler kinds are fixed once built: answered once per block.)"""
+        cache = self._handler_cache
+        if bid in cache:
+            return cache[bid]
+        e = cache[bid] = self._effective_handler(bid)
+        return e
+
+    def _effective_handler(self, bid):
         e = self.cfg[bid].handler
         seen = set()
         while e is not None and self.handler_kind.get(e.target) == "cleanup":
@@ -112,12 +120,17 @@ class Analysis:
         return e
 
     def handler_chain(self, bid):
+        """The try/with handlers around block ``bid``, outermost first (a tuple)."""
+        cache = self._chain_cache
+        if bid in cache:
+            return cache[bid]
         chain = []
         e = self.effective_handler(bid)
         while e is not None:
             chain.append(e)
             e = self.effective_handler(e.target) if e.target in self.cfg.blocks else None
-        return chain[::-1]  # outermost first
+        chain = cache[bid] = tuple(reversed(chain))  # outermost first
+        return chain
 
     def region_of(self, entry):
         """Blocks protected by ``entry``, directly or through nested handlers."""

@@ -50,6 +50,8 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
         self._dom = self.cfg.dominators()  # (dominator bit masks, block index)
         self._protected = self._protected_by_handler()
         self._region_cache = {}  # (start, target) of an entry -> ``region_of`` it
+        self._handler_cache = {}  # block -> ``effective_handler``
+        self._chain_cache = {}  # block -> ``handler_chain``
         self.latches = self._find_loops()  # loop head -> latches
         self.handler_kind = self._classify_handlers()  # handler target -> try/with/cleanup
         self._emitting_loops = set()

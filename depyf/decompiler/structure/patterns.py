@@ -30,18 +30,24 @@ _STARTS = {"MATCH_SEQUENCE", "MATCH_MAPPING", "COPY", "POP_TOP", "POP_JUMP_IF_NO
 # -- finding match statements ---------------------------------------------------------------
 def find_matches(instrs):
     """{start index: Match} for every match statement in ``instrs`` (3.10+)."""
-    if not V.HAS_MATCH or not any(i.opname.startswith("MATCH_") or i.opname == "COPY"
-                                  for i in instrs):
+    if not V.HAS_MATCH:
+        return {}
+    # a case that works on a copy of the subject starts with `COPY 1`; any other starts
+    # a few instructions before a MATCH_* test (``_match_op_near``): without one in the
+    # code only the copies need a look
+    has_match_op = any(i.opname.startswith("MATCH_") for i in instrs)
+    if not has_match_op and not any(i.opname == "COPY" and i.arg == 1 for i in instrs):
         return {}
     found = {}
     covered = set()
     for ins in instrs:
         i = ins.index
-        if i in covered or not (ins.opname in _STARTS or is_name_load(ins.opname)):
-            continue
-        if ins.opname == "COPY" and ins.arg != 1:
-            continue
-        if ins.opname != "COPY" and not _match_op_near(instrs, i):
+        if ins.opname == "COPY":
+            if ins.arg != 1 or i in covered:
+                continue
+        elif not has_match_op or i in covered or \
+                not (ins.opname in _STARTS or is_name_load(ins.opname)) or \
+                not _match_op_near(instrs, i):
             continue
         try:
             m = _parse_match(instrs, i)

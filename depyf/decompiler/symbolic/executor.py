@@ -173,6 +173,9 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         # values below ``_base`` were on the stack when the current statement began
         self._base = len(stack)
         self._out = out
+        handlers = _HANDLERS.get(type(self))
+        if handlers is None:
+            handlers = _HANDLERS[type(self)] = {}
         for ins in instrs:
             if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack):
                 self.flush(stack, out, ins)
@@ -183,9 +186,9 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 # it leaves those values alone and runs no statement (checked below)
                 in_target = list(stack[:self._group_floor])
             emitted = len(out)
-            handler = _HANDLERS.get((type(self), ins.opname))
+            handler = handlers.get(ins.opname)
             if handler is None:
-                handler = _handler(type(self), ins.opname)
+                handler = _handler(type(self), handlers, ins.opname)
                 if handler is None:
                     raise Mismatch("unsupported instruction", function=self.code.co_name,
                                    opname=ins.opname, offset=ins.offset, unsupported=True)
@@ -210,15 +213,15 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 self._base = len(stack)
 
 
-_HANDLERS = {}  # (executor class, opname) -> its ``op_<opname>`` function
+_HANDLERS = {}  # executor class -> {opname: its ``op_<opname>`` function}
 
 
-def _handler(executor, opname):
+def _handler(executor, handlers, opname):
     """The executor class's handler of ``opname`` (None: unsupported), found by name once
     per class instead of a string concatenation and a bound method per instruction."""
     handler = getattr(executor, "op_" + opname, None)
     if handler is not None:
-        _HANDLERS[(executor, opname)] = handler
+        handlers[opname] = handler
     return handler
 
 
