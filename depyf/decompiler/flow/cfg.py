@@ -108,6 +108,18 @@ class CFG:
                 if s in self.blocks:
                     self.blocks[s].preds.append(blk.id)
 
+    def has_back_edge(self):
+        """Whether an edge (exception edges included) goes to a block laid out at or
+        before its source. Without one the graph has no cycle (edges that go forward
+        cannot close one)."""
+        for blk in self.blocks.values():
+            if blk.handler is not None and blk.handler.target <= blk.id:
+                return True
+            for s in blk.succs:
+                if s <= blk.id:
+                    return True
+        return False
+
     def dominators(self):
         """Dominator bit sets of every block (``dominance.dominators``)."""
         return dominators(self)

@@ -17,22 +17,28 @@ def exit_key(instrs, prev=None):
     has no line of its own: it carries the line of the code it was appended to (``prev``,
     the instruction before it in layout); an explicit one starts its own line, or
     follows the test of its one-line `if`."""
-    ops = tuple((i.opname, i.arg) for i in instrs)
-    implicit = prev is None or prev.line == instrs[0].line or instrs[0].line is None
-    if prev is not None and prev.opname in COND_JUMPS and prev.target is not None and \
-            prev.target > prev.index:
-        # right after a test that jumps forward: the body of `if c: return`, on one line
-        implicit = False
-    if [i.opname for i in instrs] == ["RERAISE"] or (
-            [i.opname for i in instrs] == ["LOAD_CONST", "RETURN_VALUE"] and instrs[0].argval is None
-            and implicit):
+    ops = tuple([(i.opname, i.arg) for i in instrs])
+    first = instrs[0]
+    if len(instrs) == 1 and first.opname == "RERAISE":
         return ops
-    return ops + tuple(i.line for i in instrs)
+    if len(instrs) == 2 and first.opname == "LOAD_CONST" and first.argval is None and \
+            instrs[1].opname == "RETURN_VALUE":
+        implicit = prev is None or prev.line == first.line or first.line is None
+        if prev is not None and prev.opname in COND_JUMPS and prev.target is not None and \
+                prev.target > prev.index:
+            # right after a test that jumps forward: the body of `if c: return`, on one line
+            implicit = False
+        if implicit:
+            return ops
+    return ops + tuple([i.line for i in instrs])
 
 
 def _is_bare_raise(ins):
     """`raise` without an operand: re-raises whichever exception is being handled there."""
     return ins.opname == "RAISE_VARARGS" and ins.arg == 0
+
+
+_EXITS = frozenset(("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"))
 
 
 def copied_return_starts(instrs, leaders):
@@ -45,8 +51,8 @@ def copied_return_starts(instrs, leaders):
     """
     groups = {}
     for ins in instrs:
-        if ins.opname not in ("RETURN_VALUE", "RERAISE") and not _is_bare_raise(ins):
-            continue
+        if ins.opname not in _EXITS or ins.opname == "RAISE_VARARGS" and ins.arg != 0:
+            continue  # (not a return, a re-raise or a bare `raise`)
         r = ins.index
         s = r
         while ins.opname != "RERAISE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
@@ -142,7 +148,7 @@ def _clause_end_key(cfg, blk, alias, facts):
     clauses of two go on alike by chance), and not a `continue` in the clause (a
     jump back to a head that dominates it: kept apart from the clause's end). Up to
     3.9 the dead pair after a `continue` in a clause tells it apart: those stay."""
-    facts = _filled_facts(cfg, facts, dominators=True)
+    facts = _filled_facts(cfg, facts)
     dom, index = facts["dom"], facts["index"]
     to = alias.get(blk.last.target, blk.last.target)
     if to in index and dom[blk.id] >> index[to] & 1:
@@ -150,18 +156,18 @@ def _clause_end_key(cfg, blk, alias, facts):
     return ("POP_EXCEPT", blk.handler.target if blk.handler else None, to,
             facts["owner"].get(blk.id))
 
-def _filled_facts(cfg, facts, dominators=False):
-    """``facts`` with the handler owners (and the dominators) filled in once."""
-    if "owner" not in facts:
-        facts["owner"] = _handler_owners(cfg)
-    if dominators and "dom" not in facts:
+def _filled_facts(cfg, facts):
+    """``facts`` with the dominators and the handler owners filled in once."""
+    if "dom" not in facts:
         facts["dom"], facts["index"] = dominance.dominators(cfg)
+    if "owner" not in facts:
+        facts["owner"] = _handler_owners(cfg, facts["dom"], facts["index"])
     return facts
 
-def _handler_owners(cfg):
+def _handler_owners(cfg, dom, index):
     """For each block, the nearest handler entry that dominates it (None outside
-    handlers): whose handler code the block is part of."""
-    dom, index = dominance.dominators(cfg)
+    handlers): whose handler code the block is part of (``dom``, ``index``: the
+    dominators, ``dominance.dominators``)."""
     targets = [t for t in {e.target for e in cfg.entries} if t in index]
     owners = {}
     for b in cfg.order:

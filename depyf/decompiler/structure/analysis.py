@@ -17,13 +17,23 @@ class Analysis:
                 protected.setdefault(blk.handler.target, []).append(blk.id)
         return protected
 
+    def _dominators(self):
+        """``cfg.dominators()``, computed on first use (code without a cycle needs none)."""
+        if self._dom is None:
+            self._dom = self.cfg.dominators()
+        return self._dom
+
     def _find_loops(self):
         """Loop head -> the blocks that jump back to it (its latches)."""
         latches = {}
         for blk in self.cfg.blocks.values():
             if blk.last.opname == "FOR_ITER" and len(blk.instrs) == 1:
                 latches[blk.id] = []  # a for loop, even one whose body never loops back
-        dom, index = self._dom
+        if not self.cfg.has_back_edge():
+            # no cycle: no block jumps back to a block that dominates it, and no dead
+            # code jumps back into a loop
+            return latches
+        dom, index = self._dominators()
         dead = []
         for blk in self.cfg.blocks.values():
             last = blk.last
@@ -48,7 +58,7 @@ class Analysis:
     def loop_body(self, header):
         """The blocks from which the loop goes back to ``header``; a handler inside the
         loop that goes back is reached from the code it protects (after the header)."""
-        dom, index = self._dom
+        dom, index = self._dominators()
         body = {header}
         work = list(self.latches.get(header, ()))
         while work:
@@ -65,7 +75,7 @@ class Analysis:
         clean-up after a raise in a handler): 3.8/3.9 leave it unprotected even when a
         try statement holds the whole loop."""
         body = self.loop_body(header)
-        dom, index = self._dom  # dead code dominates only itself
+        dom, index = self._dominators()  # dead code dominates only itself
         return {b for b in body if b == header or b in dom and dom[b] != 1 << index[b]}
 
     def _classify_handlers(self):

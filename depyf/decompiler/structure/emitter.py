@@ -41,13 +41,18 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
         self.matches = patterns.find_matches(instrs)
-        starts = after_except_star(instrs) | after_with_suppress(instrs)
+        present = {i.opname for i in instrs}
+        starts = set()
+        if "PREP_RERAISE_STAR" in present:
+            starts |= after_except_star(instrs)
+        if "WITH_EXCEPT_START" in present:
+            starts |= after_with_suppress(instrs)
         for m in self.matches.values():
             starts |= m.leaders()
         self.cfg = CFG(instrs, entries, merge_exits=not executor.temps,
                        merge_tails=merge_tails and not executor.temps, extra_leaders=starts)
         self.ex = executor
-        self._dom = self.cfg.dominators()  # (dominator bit masks, block index)
+        self._dom = None  # (dominator bit masks, block index): ``_dominators()``
         self._protected = self._protected_by_handler()
         self._region_cache = {}  # (start, target) of an entry -> ``region_of`` it
         self._handler_cache = {}  # block -> ``effective_handler``

@@ -180,3 +180,38 @@ def test_compiled_if_else_meets_at_its_return(merge):
         assert sorted(cfg[meet].preds) == sorted(arms)
     else:
         assert meet is None
+
+
+# a handler placed before the code it protects: an exception edge that goes back
+HANDLER_FIRST = [("NOP", None, None, 1), ("POP_TOP", None, None, 2), ("JUMP", None, 4, 2),
+                 ("NOP", None, None, 3), ("LOAD_CONST", None, None, 3),
+                 ("RETURN_VALUE", None, None, 3)]
+
+
+@pytest.mark.parametrize("ops, entries, answer", [
+    (IF_ELSE, [], False),
+    (TWO_RETURNS, [], False),
+    (FOR, [], True),  # the jump back to FOR_ITER
+    (TRY, [ExcEntry(1, 3, 5, 0, False)], False),
+    (HANDLER_FIRST, [ExcEntry(3, 5, 1, 0, False)], True),
+], ids=["if/else", "two returns", "for loop", "try", "handler laid out first"])
+def test_back_edges(ops, entries, answer):
+    assert CFG(_instrs(ops), entries, merge_exits=False).has_back_edge() is answer
+
+
+def test_no_back_edge_means_no_cycle():
+    # the loop finder skips dominators where no edge goes back: over real code, a graph
+    # without a back edge has no block that reaches itself
+    import inspect
+    import textwrap as module
+    checked = 0
+    for fn in [f for _, f in inspect.getmembers(module, inspect.isfunction)]:
+        instrs, entries = normalize(fn.__code__)
+        cfg = CFG(instrs, entries)
+        if cfg.has_back_edge():
+            continue
+        for b in cfg.order:
+            succs = list(cfg[b].succs) + ([cfg[b].handler.target] if cfg[b].handler else [])
+            assert not any(b in cfg.reachable(s, set()) for s in succs)
+        checked += 1
+    assert checked > 0
