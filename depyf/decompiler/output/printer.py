@@ -39,6 +39,10 @@ if V.HAS_AST_UNPARSE:
         while printing is a Mismatch (the same check as ``_Check``, made on the way
         instead of by a second walk of the tree)."""
 
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._methods = _METHODS.setdefault(type(self), {})
+
         def traverse(self, node):
             # the base class finds each node's method by name (a string concatenation
             # and a getattr per node); the method is looked up once per class here
@@ -46,9 +50,9 @@ if V.HAS_AST_UNPARSE:
                 for item in node:
                     self.traverse(item)
                 return
-            method = _METHODS.get((type(self), node.__class__))
+            method = self._methods.get(node.__class__)
             if method is None:
-                method = _method(type(self), node)
+                method = _method(self, node)
             method(self, node)
 
         # ``block``/``delimit`` as plain context managers: the base class's are
@@ -104,13 +108,14 @@ if V.HAS_AST_UNPARSE:
                 self.traverse(test)
 
 
-    _METHODS = {}  # (printer class, node class) -> the function that prints it
+    _METHODS = {}  # printer class -> {node class: the function that prints it}
 
     def _method(printer, node):
         if isinstance(node, (Marker, PseudoStmt)):
             raise Mismatch("internal value %r left in the output" % (node,))
-        method = getattr(printer, "visit_" + node.__class__.__name__, printer.generic_visit)
-        _METHODS[(printer, node.__class__)] = method
+        cls = type(printer)
+        method = getattr(cls, "visit_" + node.__class__.__name__, cls.generic_visit)
+        printer._methods[node.__class__] = method
         return method
 
     class _Indented:
