@@ -38,15 +38,24 @@ class PostDominators:
         return b in self.nodes
 
     def _grow(self, roots):
-        work = [r for r in roots if self.inside(r)]
-        nodes = self.nodes
+        inside = self._inside_filter()
+        work = inside(roots)
+        nodes, succs = self.nodes, self._succs
         while work:
             b = work.pop()
             if b in nodes:
                 continue
             nodes.add(b)
-            work.extend(s for s in self._succs(b) if self.inside(s))
+            work.extend(inside(succs(b)))
         self._build()
+
+    def _inside_filter(self):
+        """A function keeping the blocks of a list that are ``inside`` (one call per
+        list, not per block)."""
+        sinks, limit = self._sinks, self._limit
+        if limit is None:
+            return lambda blocks: [b for b in blocks if b not in sinks]
+        return lambda blocks: [b for b in blocks if b not in sinks and b in limit]
 
     def extend(self, roots):
         """Take in blocks reachable from ``roots`` too (the tree is rebuilt)."""
@@ -56,13 +65,16 @@ class PostDominators:
         preds = {b: [] for b in self.nodes}
         preds[EXIT] = []
         out = {}
+        sinks, limit = self._sinks, self._limit
+        terminal = [] if self._ignore_terminal else [EXIT]
         for b in self.nodes:
             succs = self._succs(b)
             if not succs:
-                out[b] = [] if self._ignore_terminal else [EXIT]
+                out[b] = edges = list(terminal)
             else:
-                out[b] = [s if self.inside(s) else EXIT for s in succs]
-            for s in out[b]:
+                out[b] = edges = [s if s not in sinks and (limit is None or s in limit) else EXIT
+                                  for s in succs]  # (``inside``)
+            for s in edges:
                 preds[s].append(b)
         # postorder of the reversed graph from the exit
         order, seen = [], {EXIT}

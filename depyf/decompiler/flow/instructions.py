@@ -297,6 +297,9 @@ def _fold_backward_cond_jumps(out):
     explicit `continue` after the test keeps its own line. The folded jump's ``extra``
     says which (IMPLICIT_BACK: the end of the body, no statement of its own;
     EXPLICIT_BACK: a `continue` only this test leads to)."""
+    if not any(ins.opname == "JUMP" and ins.target is not None and ins.target < ins.offset
+               for ins in out):
+        return out  # no jump back, nothing to fold
     targeted = {ins.target for ins in out if ins.target is not None}
     keep = []
     i = 0

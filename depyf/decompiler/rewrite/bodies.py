@@ -10,7 +10,7 @@ from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .rules import fix
-from .tree import TRY_KINDS, child_lists, drop_tail, is_return_none, leaves
+from .tree import COMPOUND, TRY_KINDS, child_lists, drop_tail, is_return_none, leaves
 
 
 # ---- whole-body passes ------------------------------------------------------------------------
@@ -62,6 +62,8 @@ def _refuse_pending_branches(stmts):
     """A branch run while a value waited on the stack is only valid source as part of a
     finally body's copy, which is gone by now: elsewhere it would reorder evaluation."""
     for s in stmts:
+        if not isinstance(s, COMPOUND):
+            continue  # (the branches are if statements; simple statements hold no list)
         if facts.get(s, Fact.UNDER_PENDING_VALUE, False):
             raise Mismatch("a branch while a value waits on the stack")
         for body in child_lists(s):

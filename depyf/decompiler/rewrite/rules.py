@@ -17,7 +17,7 @@ from ..facts import Fact
 from .copies import drop_finally_copies, drop_loop_end_finally_copy, strip_with_exits
 from .idioms import (drop_trailing_continue, falls_off_end, fix_if, is_assert_false,
                      join_ifexp_returns, raise_as_assert)
-from .tree import ESCAPES, TRY_KINDS, recurse
+from .tree import COMPOUND, ESCAPES, TRY_KINDS, recurse
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -149,12 +149,6 @@ def try_in_finally(s, todo):
         return merged
     return s
 
-
-# The statements with statement lists inside (``recurse`` reaches into them; defs and
-# classes are bodies of their own)
-COMPOUND = tuple(kind for kind in ast.stmt.__subclasses__()
-                 if {"body", "orelse", "finalbody", "handlers", "cases"} & set(kind._fields)
-                 and kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 # The order is behaviour: each rule sees what the ones before it left. Each rule is
 # paired with the kinds of statement it changes (it returns any other as it is): the

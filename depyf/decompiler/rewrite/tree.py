@@ -90,6 +90,13 @@ def is_exc_expr(stmt):
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, M.ExcValue)
 
 
+# The statements with statement lists inside (``recurse`` and ``child_lists`` reach into
+# them; defs and classes are bodies of their own)
+COMPOUND = tuple(kind for kind in ast.stmt.__subclasses__()
+                 if {"body", "orelse", "finalbody", "handlers", "cases"} & set(kind._fields)
+                 and kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+
+
 def child_lists(stmt):
     """The statement lists directly inside ``stmt`` (not inside nested defs or classes):
     the lists ``recurse`` would replace, for walks that change them in place."""

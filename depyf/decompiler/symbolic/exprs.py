@@ -29,26 +29,31 @@ CMPOPS = {
 UNARY = {"-": ast.USub, "+": ast.UAdd, "~": ast.Invert, "not": ast.Not}
 
 
+# One context node of each kind, shared as ``ast.parse`` shares them (nothing changes a
+# context node; building one per name is a third of the cost of ``name``)
+LOAD, STORE = ast.Load(), ast.Store()
+
+
 def const(value):
     return ast.Constant(value=value, kind=None)
 
 
 def name(id_, ctx=None):
-    return ast.Name(id=id_, ctx=ctx or ast.Load())
+    return ast.Name(id=id_, ctx=ctx or LOAD)
 
 
 def as_store(node):
     """Turn a load expression into the same expression in store context."""
     if isinstance(node, ast.Name):
-        return ast.Name(id=node.id, ctx=ast.Store())
+        return ast.Name(id=node.id, ctx=STORE)
     if isinstance(node, ast.Attribute):
-        return ast.Attribute(value=node.value, attr=node.attr, ctx=ast.Store())
+        return ast.Attribute(value=node.value, attr=node.attr, ctx=STORE)
     if isinstance(node, ast.Subscript):
-        return ast.Subscript(value=node.value, slice=node.slice, ctx=ast.Store())
+        return ast.Subscript(value=node.value, slice=node.slice, ctx=STORE)
     if isinstance(node, (ast.Tuple, ast.List)):
-        return type(node)(elts=[as_store(e) for e in node.elts], ctx=ast.Store())
+        return type(node)(elts=[as_store(e) for e in node.elts], ctx=STORE)
     if isinstance(node, ast.Starred):
-        return ast.Starred(value=as_store(node.value), ctx=ast.Store())
+        return ast.Starred(value=as_store(node.value), ctx=STORE)
     raise Mismatch("cannot assign to %s" % type(node).__name__)
 
 
