@@ -8,8 +8,16 @@ sources (the check recompiles text of that size) and disassembling every functio
 (``Decompiler(code).decompile()``: read, print and prove, the default) on every def of the
 same modules (``depyf.verify.stdlib_corpus``, the round trip's fixed list), and the same
 without the proof (``allow_unproven`` path cut: reading and printing only). Each figure
-is the best of ``--repeat`` passes; the ratios are printed side by side. ``--target``
-(default 3.0) makes the exit status 1 when decompiling costs more than that many floors.
+is the best of ``--repeat`` rounds, each round timing the floor, the reading and the
+default pass one after the other (so that a machine whose speed drifts slows all three
+alike); the ratios are printed side by side, with the median of the rounds' own ratios.
+``--target`` (default 3.0) makes the exit status 1 when decompiling costs more than that
+many floors.
+
+``--instructions`` counts instructions instead of timing (under ``valgrind --tool=callgrind``,
+one process each for the set-up alone, the floor and the default pass; the set-up's count
+is taken off the other two): slower (use ``--modules``) but the same on every run, for
+comparing two versions of the code on a machine whose speed varies.
 ``--stages`` also times one more default pass stage by stage (each stage's functions
 wrapped with a timer: normalize, structuring + executor, rewrite, print, recompile,
 equivalence check) and prints each stage's share of that pass.
@@ -17,6 +25,9 @@ equivalence check) and prints each stage's share of that pass.
 import argparse
 import dis
 import os
+import re
+import statistics
+import subprocess
 import sys
 import time
 
@@ -96,14 +107,38 @@ def stages(items):
             setattr(owner, name, fn)
 
 
-def best_of(repeat, fn, *args):
-    best, result = None, None
+def timed(fn, *args):
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def rounds(repeat, items):
+    """Best seconds of (floor, reading, default pass), their failures, and the median of
+    each round's default/floor ratio."""
+    best, ratios = [None, None, None], []
+    fails = [0, 0]
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn(*args)
-        elapsed = time.perf_counter() - start
-        best = elapsed if best is None else min(best, elapsed)
-    return best, result
+        t_floor, _ = timed(floor, items)
+        t_read, fails[0] = timed(decompile_all, items, False)
+        t_full, fails[1] = timed(decompile_all, items, True)
+        best = [t if b is None else min(b, t) for b, t in zip(best, (t_floor, t_read, t_full))]
+        ratios.append(t_full / t_floor)
+    return best, fails, statistics.median(ratios)
+
+
+def count_instructions(modules):
+    """(floor, default pass) in instructions, each less the set-up's count."""
+    counts = {}
+    for mode in ("setup", "floor", "full"):
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+               os.path.abspath(__file__), "--worker", mode, "--modules", ",".join(modules)]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        found = re.search(r"Collected : (\d+)", out.stderr)
+        if out.returncode != 0 or found is None:
+            raise SystemExit("valgrind failed (%s):\n%s" % (mode, out.stderr[-2000:]))
+        counts[mode] = int(found.group(1))
+    return counts["floor"] - counts["setup"], counts["full"] - counts["setup"]
 
 
 def main(argv=None):
@@ -112,15 +147,29 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--target", type=float, default=3.0)
     p.add_argument("--stages", action="store_true", help="print each stage's share of a default pass")
+    p.add_argument("--instructions", action="store_true",
+                   help="count instructions under valgrind instead of timing")
+    p.add_argument("--worker", choices=("setup", "floor", "full"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    modules = args.modules.split(",") if args.modules else stdlib_corpus.MODULES
+    modules = args.modules.split(",") if args.modules else list(stdlib_corpus.MODULES)
     items = corpus(modules)
     n = sum(len(c) for _, _, c in items)
     decompile_all(items[:1])  # warm up: lazy imports are not counted
-    t_floor, _ = best_of(args.repeat, floor, items)
-    t_read, fail_read = best_of(args.repeat, decompile_all, items, False)
-    t_full, fail_full = best_of(args.repeat, decompile_all, items, True)
-    print("Decompiling %d defs of %d stdlib modules, Python %s, best of %d"
+    if args.worker is not None:  # one process counted by ``--instructions``
+        {"setup": lambda _: None, "floor": floor, "full": decompile_all}[args.worker](items)
+        return 0
+    if args.instructions:
+        i_floor, i_full = count_instructions(modules)
+        print("Decompiling %d defs of %d stdlib modules, Python %s, instructions (callgrind)"
+              % (n, len(items), sys.version.split()[0]))
+        print()
+        print("| what | instructions | x floor |")
+        print("|---|---:|---:|")
+        print("| floor: compile the sources + disassemble every def | %d | 1.00 |" % i_floor)
+        print("| decompile (default: read, print, prove) | %d | %.2f |" % (i_full, i_full / i_floor))
+        return 0
+    (t_floor, t_read, t_full), (fail_read, fail_full), median = rounds(args.repeat, items)
+    print("Decompiling %d defs of %d stdlib modules, Python %s, best of %d rounds"
           % (n, len(items), sys.version.split()[0], args.repeat))
     print()
     print("| what | seconds | x floor | failures |")
@@ -130,6 +179,7 @@ def main(argv=None):
           % (t_read, t_read / t_floor, fail_read))
     print("| decompile (default: read, print, prove) | %.2f | %.2f | %d |"
           % (t_full, t_full / t_floor, fail_full))
+    print("\nmedian of the rounds' own ratios (default / floor): %.2f" % median)
     if args.stages:
         spent, total = stages(items)
         print()
