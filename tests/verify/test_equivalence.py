@@ -326,3 +326,27 @@ def test_nested_code_that_differs_is_not_taken_for_the_same(changed):
     from depyf.verify.equivalence import _same_code
 
     assert not _same_code(_def(_NESTED), _def(changed))
+
+
+def _inner(src, name="f"):
+    """The code of ``name`` defined inside a function (compiled with CO_NESTED set)."""
+    outer = _def("def outer():\n" + "".join("    " + line + "\n" for line in src.splitlines()),
+                 "outer")
+    return next(c for c in outer.co_consts if getattr(c, "co_name", None) == name)
+
+
+def test_the_nested_flag_alone_does_not_stop_the_shortcut():
+    """A def that the proof compiles inside a wrapper function has CO_NESTED set where
+    the original has not; normalized bytecode leaves the flag out, and so does the
+    code-equality shortcut (the kind flags still count)."""
+    import inspect
+    from depyf.verify.equivalence import _same_code
+
+    # (no nested code: up to 3.10 a nested function's qualified name is a constant of
+    # the code that makes it, and it differs inside a wrapper)
+    src = "def f(x, y):\n    if x:\n        return y\n    return x + y\n"
+    top, inner = _def(src), _inner(src)
+    assert (top.co_flags ^ inner.co_flags) == inspect.CO_NESTED
+    assert _same_code(top, inner) and _same_code(inner, top)
+    assert not _same_code(top, _inner(src.replace("return y", "yield y")))  # a generator
+    assert not _same_code(top, _inner(src.replace("x + y", "x * y")))

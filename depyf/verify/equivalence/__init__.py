@@ -240,11 +240,12 @@ def _docstring(code):
 
 
 def _same_code(a, b):
-    """Whether ``b`` is ``a`` but for where it came from (name, file, lines; for nested
-    code objects file, lines and qualified name, not their names): CPython's own code
-    equality then holds (instructions, constants, names, variables, flags, exception
-    table), and that is bytecode equality without disassembling either. Most proofs end
-    here."""
+    """Whether ``b`` is ``a`` but for where it came from (name, file, lines, whether it
+    was nested in a function: ``CO_NESTED``, which normalized bytecode leaves out too;
+    for nested code objects file, lines and qualified name, not their names): CPython's
+    own code equality then holds (instructions, constants, names, variables, flags,
+    exception table), and that is bytecode equality without disassembling either. Most
+    proofs end here."""
     try:
         return _relocated(a, b, a.co_name) == a
     except (TypeError, ValueError):
@@ -256,7 +257,8 @@ def _relocated(a, b, name=None):
     renamed ``name`` if given), the code objects among its constants moved likewise to
     the place of ``a``'s at the same index. One code equality on the result then
     compares everything else, nested code included."""
-    where = dict(co_firstlineno=a.co_firstlineno, co_filename=a.co_filename)
+    where = dict(co_firstlineno=a.co_firstlineno, co_filename=a.co_filename,
+                 co_flags=b.co_flags & ~inspect.CO_NESTED | a.co_flags & inspect.CO_NESTED)
     if name is not None:
         where["co_name"] = name
     for attr in V.CODE_LOCATION_FIELDS:
