@@ -6,7 +6,7 @@ import ast
 from ..symbolic import markers as M
 from .. import facts
 from ..facts import Fact
-from .tree import (ESCAPES, TRY_KINDS, all_paths_end, child_lists, drop_tail, dump,
+from .tree import (ESCAPES, TRY_KINDS, all_paths_end, child_lists, drop_tail, same,
                    is_return_none, recurse, same_stmts)
 
 
@@ -44,8 +44,8 @@ def _strip_copy_ending_in_escape(stmts, start, copy):
     if not rets or not isinstance(stmts[start], ast.If):
         return False
     esc = rets[0]
-    if not all_paths_end(stmts[start:], lambda x: dump(x) == dump(esc)) or \
-            not same_stmts(drop_tail(stmts[start:], lambda x: dump(x) == dump(esc)), copy):
+    if not all_paths_end(stmts[start:], lambda x: same(x, esc)) or \
+            not same_stmts(drop_tail(stmts[start:], lambda x: same(x, esc)), copy):
         return False
     stmts[start:] = [esc]
     return True
@@ -66,9 +66,9 @@ def _strip_branching_copy(stmts, start, copy):
         if not rets:
             return False
         ret, keep = rets[0], True
-        if not all_paths_end(window, lambda x: dump(x) == dump(ret)):
+        if not all_paths_end(window, lambda x: same(x, ret)):
             return False
-    if not same_stmts(drop_tail(window, lambda x: dump(x) == dump(ret)), copy):
+    if not same_stmts(drop_tail(window, lambda x: same(x, ret)), copy):
         return False
     stmts[start:end] = [ret] if keep else []
     return True
@@ -86,7 +86,7 @@ def drop_finally_copies(out):
             after = out[k + 1 + n] if k + 1 + n < len(out) else None
             if not _same_modulo_exit(copy, s.finalbody) and isinstance(after, ast.Return):
                 # 3.10 copies the return that follows into the copy's paths that reach it
-                copy = drop_tail(copy, lambda x: dump(x) == dump(after))
+                copy = drop_tail(copy, lambda x: same(x, after))
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)

@@ -9,7 +9,7 @@ from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .copies import strip_with_exits
-from .tree import TRY_KINDS, dump, is_return_none, leaves, same_stmts
+from .tree import TRY_KINDS, is_return_none, leaves, same, same_stmts
 
 
 def join_ifexp_returns(stmts):
@@ -111,7 +111,7 @@ def _while_from_if(s):
         return None
     loop = s.body[0]
     inverted = facts.get(loop, Fact.INVERTED, False)
-    if inverted and dump(loop.test) == dump(s.test) and same_stmts(s.orelse, loop.orelse):
+    if inverted and same(loop.test, s.test) and same_stmts(s.orelse, loop.orelse):
         return loop
     if s.orelse:
         return None
@@ -167,7 +167,7 @@ def _compound_while(s):
             return None
     else:
         return None
-    if dump(stop) != dump(E.negate(head)):
+    if not same(stop, E.negate(head)):
         return None
     node = ast.While(test=test, body=loop.body[:-1], orelse=[])
     facts.note(node, Fact.INVERTED, True)

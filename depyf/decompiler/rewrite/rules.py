@@ -36,11 +36,19 @@ def fix(stmts):
     todo = deque(stmts)
     while todo:
         s = todo.popleft()
-        for kinds, rule in STATEMENT_RULES:
-            if isinstance(s, kinds):
-                s = rule(s, todo)
-                if s is None or isinstance(s, list):
-                    break
+        kind = s.__class__
+        rules = _rules_for(kind)
+        k = 0
+        while k < len(rules):
+            position, rule = rules[k]
+            s = rule(s, todo)
+            if s is None or isinstance(s, list):
+                break
+            k += 1
+            if s.__class__ is not kind:  # another kind of statement: the rules after
+                kind = s.__class__       # this one that apply to it
+                rules = tuple(r for r in _rules_for(kind) if r[0] > position)
+                k = 0
         if isinstance(s, list):
             out.extend(s)
         elif s is not None:
@@ -166,6 +174,19 @@ STATEMENT_RULES = (
     (ast.If, if_forms),
     (ast.Try, try_in_finally),
 )
+_RULES_OF_KIND = {}  # statement class -> ((position, rule) of the rules for it)
+
+
+def _rules_for(kind):
+    """The rules of ``STATEMENT_RULES`` that apply to statements of class ``kind``, with
+    their positions (worked out once per class, not tested per statement)."""
+    rules = _RULES_OF_KIND.get(kind)
+    if rules is None:
+        rules = _RULES_OF_KIND[kind] = tuple(
+            (k, rule) for k, (kinds, rule) in enumerate(STATEMENT_RULES) if issubclass(kind, kinds))
+    return rules
+
+
 # then over the list fixed at this level
 LIST_RULES = (
     drop_finally_copies,    # the copy of a finally body on the try's normal path

@@ -6,17 +6,14 @@ import ast
 import copy as _copy
 
 from ..symbolic import markers as M
+from ..symbolic.exprs import same_tree as same  # ast.dump equality, without printing
 
 
 ESCAPES = (ast.Return, ast.Break, ast.Continue)
 
 
-def dump(node):
-    return ast.dump(node) if isinstance(node, ast.AST) else repr(node)
-
-
 def same_stmts(a, b):
-    return len(a) == len(b) and all(dump(x) == dump(y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
 
 
 # ---- try / except / finally -----------------------------------------------------------------

@@ -62,7 +62,64 @@ def same_expr(a, b):
         return True
     if isinstance(a, Marker) or isinstance(b, Marker):
         return False
-    return ast.dump(a) == ast.dump(b)
+    return same_tree(a, b)
+
+
+class _Unsure(Exception):
+    """Two trees differ in a way whose ``ast.dump`` texts only the texts can compare."""
+
+
+_MISSING = object()
+
+
+def same_tree(a, b):
+    """``ast.dump(a) == ast.dump(b)`` (``repr`` for what is no node), compared node by
+    node instead of printing both: the class, then every field in order, leaves by their
+    ``repr`` as ``ast.dump`` writes them. Where the printed forms could still agree
+    (a field one side lacks, which ``ast.dump`` may leave out like a None or an empty
+    list; a node against a value) the printed forms decide."""
+    if not isinstance(a, ast.AST) or not isinstance(b, ast.AST):
+        return _printed(a) == _printed(b)
+    try:
+        return _same_node(a, b)
+    except _Unsure:
+        return _printed(a) == _printed(b)
+
+
+def _printed(node):
+    return ast.dump(node) if isinstance(node, ast.AST) else repr(node)
+
+
+def _same_node(a, b):
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        if type(a).__name__ != type(b).__name__:
+            return False
+        raise _Unsure
+    for field in a._fields:
+        x, y = getattr(a, field, _MISSING), getattr(b, field, _MISSING)
+        if x is y:
+            continue
+        if x is _MISSING or y is _MISSING:
+            raise _Unsure
+        if not _same_value(x, y):
+            return False
+    return True
+
+
+def _same_value(x, y):
+    if isinstance(x, ast.AST):
+        if not isinstance(y, ast.AST):
+            raise _Unsure
+        return _same_node(x, y)
+    if isinstance(x, list):
+        if not isinstance(y, list):
+            raise _Unsure
+        return len(x) == len(y) and all(_same_value(p, q) for p, q in zip(x, y))
+    if isinstance(y, (ast.AST, list)):
+        raise _Unsure
+    return repr(x) == repr(y)
 
 
 INF = float("inf")
