@@ -1,6 +1,7 @@
 """Small ``ast`` builders shared by every stage: constants and names, store targets,
-comparisons and their negation as the compiler folds it into jumps, f-string parts.
-Imports only ``ast`` and the markers."""
+comparisons and their negation as the compiler folds it into jumps, f-string parts; and
+tree equality (``same_tree``: ``ast.dump`` equality without printing). Imports only
+``ast`` and the markers."""
 import ast
 
 from ..mismatch import Mismatch
