@@ -33,12 +33,13 @@ def exit_key(instrs, prev=None):
     return ops + tuple([i.line for i in instrs])
 
 
-def _is_bare_raise(ins):
-    """`raise` without an operand: re-raises whichever exception is being handled there."""
-    return ins.opname == "RAISE_VARARGS" and ins.arg == 0
-
-
 _EXITS = frozenset(("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"))
+
+
+def _is_exit(ins):
+    """A `return`, a re-raise, or a `raise` without an operand (which re-raises whichever
+    exception is being handled there): the statements whose copies are joined."""
+    return ins.opname in _EXITS and (ins.opname != "RAISE_VARARGS" or ins.arg == 0)
 
 
 def copied_return_starts(instrs, leaders):
@@ -51,8 +52,8 @@ def copied_return_starts(instrs, leaders):
     """
     groups = {}
     for ins in instrs:
-        if ins.opname not in _EXITS or ins.opname == "RAISE_VARARGS" and ins.arg != 0:
-            continue  # (not a return, a re-raise or a bare `raise`)
+        if not _is_exit(ins):
+            continue
         r = ins.index
         s = r
         while ins.opname != "RERAISE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
@@ -118,7 +119,7 @@ def merge_duplicate_exits(cfg):
                 if key is None:
                     continue
             else:
-                if blk.last.opname in ("RETURN_VALUE", "RERAISE") or _is_bare_raise(blk.last):
+                if _is_exit(blk.last):
                     after = None
                 elif cfg.merge_tails and blk.last.opname not in TERMINATORS and \
                         blk.last.target is None and blk.end in cfg.blocks:

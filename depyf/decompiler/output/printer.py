@@ -30,7 +30,7 @@ if V.HAS_AST_UNPARSE:
     _module = importlib.import_module(V.AST_UNPARSER[0])
     _BaseUnparser = getattr(_module, V.AST_UNPARSER[1])
     _Precedence = getattr(_module, V.AST_UNPARSER[2])
-    _ALL_QUOTES = ("'", '"', '"""', "'''")  # the base class's default quote types, in its order
+    _ALL_QUOTES = _module._ALL_QUOTES  # the base class's default quote types, in its order
 
     class Unparser(_BaseUnparser):
         """``ast.unparse`` without positions (no line number is read), but a

@@ -42,12 +42,13 @@ def find_matches(instrs):
     covered = set()
     for ins in instrs:
         i = ins.index
+        if i in covered:
+            continue
         if ins.opname == "COPY":
-            if ins.arg != 1 or i in covered:
+            if ins.arg != 1:
                 continue
-        elif not has_match_op or i in covered or \
-                not (ins.opname in _STARTS or is_name_load(ins.opname)) or \
-                not _match_op_near(instrs, i):
+        elif not (has_match_op and (ins.opname in _STARTS or is_name_load(ins.opname))
+                  and _match_op_near(instrs, i)):
             continue
         try:
             m = _parse_match(instrs, i)
