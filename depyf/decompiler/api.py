@@ -7,7 +7,6 @@ Every public entry goes through ``public_errors``: nothing but a ``Decompilation
 (or a ``TypeError`` for a wrong argument) leaves it.
 """
 import ast
-import contextlib
 import functools
 import types
 
@@ -37,23 +36,30 @@ def public_error(err, function, readings=READINGS_TRIED):
     return UnsupportedShape(err.reason, readings=readings, **where)
 
 
-@contextlib.contextmanager
-def public_errors(function):
-    """The public boundary around the stages' work on ``function``: a ``Mismatch`` no
-    reading got past becomes its ``public_error``, a ``RecursionError`` (code nested
-    deeper than the stages recurse) an ``UnsupportedShape``, and any other exception a
-    stage lets out an ``InternalError`` whose ``cause`` is that exception."""
-    try:
-        yield
-    except DecompilationError:
-        raise
-    except Mismatch as err:
-        raise public_error(err, function) from None
-    except RecursionError:
-        raise public_error(Mismatch(_TOO_DEEP), function) from None
-    except Exception as exc:
-        raise InternalError("unexpected %s: %s" % (type(exc).__name__, exc), cause=exc,
-                            function=function) from exc
+class public_errors:
+    """The public boundary around the stages' work on ``function`` (a context manager):
+    a ``Mismatch`` no reading got past becomes its ``public_error``, a ``RecursionError``
+    (code nested deeper than the stages recurse) an ``UnsupportedShape``, and any other
+    exception a stage lets out an ``InternalError`` whose ``cause`` is that exception.
+    A plain class, not a generator: it is entered once per decompiled function."""
+
+    __slots__ = ("function",)
+
+    def __init__(self, function):
+        self.function = function
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is None or issubclass(kind, DecompilationError) or not issubclass(kind, Exception):
+            return False
+        if issubclass(kind, Mismatch):
+            raise public_error(exc, self.function) from None
+        if issubclass(kind, RecursionError):
+            raise public_error(Mismatch(_TOO_DEEP), self.function) from None
+        raise InternalError("unexpected %s: %s" % (kind.__name__, exc), cause=exc,
+                            function=self.function) from exc
 
 
 class Decompiler:
@@ -82,17 +88,16 @@ class Decompiler:
         self.verdict = None  # after decompile(): the proof's Verdict (truthy when proven)
         self._inside = False  # in a public entry: an inner one (to_ast) does not convert
 
-    @contextlib.contextmanager
-    def _public(self):
-        """``public_errors`` around the outermost public entry (``decompile`` calls
-        ``to_ast``, which a subclass may override: errors inside it must stay internal)."""
+    def _public(self, work, *args):
+        """``work(*args)`` inside ``public_errors`` when this is the outermost public entry
+        (``decompile`` calls ``to_ast``, which a subclass may override: errors inside it
+        must stay internal)."""
         if self._inside:
-            yield
-            return
+            return work(*args)
         self._inside = True
         try:
             with public_errors(self.code.co_name):
-                yield
+                return work(*args)
         finally:
             self._inside = False
 
@@ -105,8 +110,7 @@ class Decompiler:
         tried. Nothing proven: ``UnprovenError``, or with
         ``allow_unproven`` the first reading's text under a comment saying why."""
         given = overwrite_fn_name or overwite_fn_name
-        with self._public():
-            return self._decompile(given, indentation, temp_prefix, allow_unproven)
+        return self._public(self._decompile, given, indentation, temp_prefix, allow_unproven)
 
     def _decompile(self, given, indentation, temp_prefix, allow_unproven):
         refused = []
@@ -166,8 +170,7 @@ class Decompiler:
     def to_ast(self, name=None, temp_prefix="__temp_", reading=None):
         """The ``def`` node of the code object, named ``name`` (default: its own), read
         in the ``reading`` of ``READINGS``; not proven (``decompile`` proves)."""
-        with self._public():
-            return self._def_node(name, temp_prefix, reading)
+        return self._public(self._def_node, name, temp_prefix, reading)
 
     def _def_node(self, name, temp_prefix, reading):
         nested = self._session = DecompileSession(self.bindings, temp_prefix, reading)

@@ -21,19 +21,16 @@ _SPLITS.update({
 
 
 class Block:
-    __slots__ = ("id", "instrs", "handler", "succs", "preds", "end")
+    __slots__ = ("id", "instrs", "handler", "succs", "preds", "end", "last")
 
     def __init__(self, start, instrs, handler):
         self.id = start
-        self.instrs = instrs
+        self.instrs = instrs  # never empty, never changed
+        self.last = instrs[-1]
         self.end = start + len(instrs)
         self.handler = handler  # ExcEntry or None
         self.succs = []
         self.preds = []
-
-    @property
-    def last(self):
-        return self.instrs[-1]
 
     def __repr__(self):
         return "<Block %d-%d %s>" % (self.id, self.end, [i.opname for i in self.instrs])

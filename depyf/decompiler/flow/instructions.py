@@ -348,17 +348,21 @@ def normalize(code):
     expanders, line_flag = _EXPANDERS, V.STARTS_LINE_IS_FLAG
     for raw in raw_list:
         offset = raw.offset
-        if special and offset in special:
-            if offset in skip:
-                continue
-            expanded = [Instr("TO_BOOL")] if offset in value_to_bool else [Instr("NOP")]
-        else:
-            expanded = expanders.get(raw.opname, _as_is)(raw, code, pending_kwnames)
+        if special and offset in skip:
+            continue
         # up to 3.12 ``starts_line`` holds the number where a line starts; 3.13+
         # ``line_number`` holds it for every instruction with a line
         raw_line = raw.line_number if line_flag else raw.starts_line
         if raw_line is not None:
             line = raw_line
+        if special and offset in special:
+            expanded = [Instr("TO_BOOL")] if offset in value_to_bool else [Instr("NOP")]
+        else:
+            expand = expanders.get(raw.opname)
+            if expand is None:  # ``_as_is``, inlined: most instructions are kept as they are
+                out.append(Instr(raw.opname, raw.arg, raw.argval, offset, line))
+                continue
+            expanded = expand(raw, code, pending_kwnames)
         for ins in expanded:
             ins.offset = offset
             ins.line = line

@@ -94,6 +94,10 @@ def equivalent(original, candidate, *, bindings=None, name_map=None, fixed_globa
     the check on every pair; for testing the checker itself).
     """
     original, candidate = _code(original), _code(candidate)
+    if shortcut and not bindings and not name_map and not fixed_globals and \
+            _same_code(original, candidate) and \
+            frame_difference(original, candidate, compare_name, compare_docstring) is None:
+        return Verdict(True, None, "bytecode-equal")  # what the check below would answer
     check = _Check(bindings or {}, name_map or {}, budget, shortcut, fixed_globals)
     try:
         why = check.codes(original, candidate, compare_name, compare_docstring)
