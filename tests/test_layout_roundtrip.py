@@ -29,6 +29,30 @@ SNIPPETS = {
                     out.append(arg)
             return out
     ''',
+    # 3.10+: a while/else whose else arm (laid down once) the entry test also reaches,
+    # followed by a `break`: one loop, not an `if` around it and the else arm again
+    "guarded_while_else_then_break": '''
+        def f(items, limit):
+            out = []
+            while items:
+                cur = items.pop()
+                if cur > limit:
+                    out.append(cur)
+                else:
+                    while limit:
+                        if cur == limit:
+                            break
+                        limit -= 1
+                    else:
+                        if out:
+                            prev = out[-1]
+                            if prev != 0:
+                                out[-1] = 0
+                                break
+                        out.append(1)
+                    break
+            return out
+    ''',
     "negated_or_keeps_in": '''
         def f(a, b, c):
             if not (a in b or c):

@@ -478,3 +478,29 @@ def for_try_finally_then_same_again(args):
         if name != "-":
             log.append(0)
     return log
+
+
+@case(([3, 1, 2], 2), ([3, 1], 0), ([5, 9], 4), ([], 1), ([1, 1, 1], 0), ([0, 3], 2), ([0], 2))
+def while_else_then_break_inside_loop(items, limit):
+    # 3.10+: the inner `while` compiles as `if c: <do-while c>` and its else arm is laid
+    # down once, where the entry test also goes (textwrap.TextWrapper._wrap_chunks)
+    out = []
+    while items:
+        cur = items.pop()
+        if cur > limit:
+            out.append(cur)
+        else:
+            while limit:
+                if cur == limit:
+                    out.append("hit")
+                    break
+                limit -= 1
+            else:
+                if out:
+                    prev = out[-1]
+                    if prev != "last":
+                        out[-1] = "last"
+                        break
+                out.append("none")
+            break
+    return out, limit

@@ -9,7 +9,7 @@ from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .copies import strip_with_exits
-from .tree import TRY_KINDS, is_return_none, leaves, same, same_stmts
+from .tree import ESCAPES, TRY_KINDS, is_return_none, leaves, same, same_stmts
 
 
 def join_ifexp_returns(stmts):
@@ -28,6 +28,39 @@ def join_ifexp_returns(stmts):
         joined = ast.Return(value=ast.IfExp(test=stmts[-2].test, body=a.value, orelse=b.value))
         facts.note(joined, Fact.IFEXP_ARM, True)
         stmts[-2:] = [joined]
+
+
+def join_guarded_while_else(stmts):
+    """3.10+ compile `while c: B` `else: E` + `R` (R ending in a jump out: `break`,
+    `return`, ...) as `if c: <do-while c>` with E laid down once, where both the entry
+    test and the loop's end go. That can come back as `if c: [while c: B else: E; R]`
+    followed by `E; R` (the entry test's way, read as the code after the if): the two
+    are one `while c: B else: E` + `R`, and written so they compile the way the source
+    did (as two, E would be compiled twice). R must leave: otherwise a loop that ends
+    through E would run E again after the if."""
+    k = 0
+    while k < len(stmts):
+        s = stmts[k]
+        loop = _guarded_while_else(s)
+        if loop is not None:
+            rest = s.body[1:]
+            tail = loop.orelse + rest
+            if rest and isinstance(rest[-1], ESCAPES + (ast.Raise,)) and \
+                    same_stmts(stmts[k + 1:k + 1 + len(tail)], tail):
+                stmts[k:k + 1 + len(tail)] = [loop] + rest
+        k += 1
+
+
+def _guarded_while_else(s):
+    """The loop of `if c: [while c: ... else: ...; ...]` (no else arm; the loop laid out
+    test-at-the-end, as 3.10+ compile `while c:`), else None."""
+    if not isinstance(s, ast.If) or s.orelse or len(s.body) < 2:
+        return None
+    loop = s.body[0]
+    if isinstance(loop, ast.While) and loop.orelse and facts.get(loop, Fact.INVERTED, False) \
+            and same(loop.test, s.test):
+        return loop
+    return None
 
 
 def falls_off_end(s):

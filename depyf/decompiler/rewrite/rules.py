@@ -16,7 +16,7 @@ from .. import facts
 from ..facts import Fact
 from .copies import drop_finally_copies, drop_loop_end_finally_copy, strip_with_exits
 from .idioms import (drop_trailing_continue, falls_off_end, fix_if, is_assert_false,
-                     join_ifexp_returns, raise_as_assert)
+                     join_guarded_while_else, join_ifexp_returns, raise_as_assert)
 from .tree import COMPOUND, ESCAPES, TRY_KINDS, recurse
 
 
@@ -191,4 +191,5 @@ def _rules_for(kind):
 LIST_RULES = (
     drop_finally_copies,    # the copy of a finally body on the try's normal path
     join_ifexp_returns,     # `if c: return a` `return b` -> `return a if c else b`
+    join_guarded_while_else,  # `if c: [while c: B else: E; R]` `E; R` -> `while c: ...`
 )

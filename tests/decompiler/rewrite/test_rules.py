@@ -10,6 +10,9 @@ from ._astcases import (all_of, assertion, dumps, ifexp_arms, none, note, stmts_
                         with_returns)
 
 
+GUARDED_WHILE_ELSE = ("if c:\n    while c:\n        f()\n    else:\n        e()\n    break\n"
+                      "e()\nbreak\n")
+
 # name, source in, set-up (facts), source out
 FIX_CASES = [
     ("trailing continue of a loop body",
@@ -65,6 +68,20 @@ FIX_CASES = [
     ("returned constants of a conditional expression's arms join",
      "if c:\n    return a\nreturn b\n", ifexp_arms,
      "return a if c else b\n"),
+    ("a while/else guarded by its own test, its else run again after the if, is one loop",
+     GUARDED_WHILE_ELSE, note(Fact.INVERTED, 0, "body", 0),
+     "while c:\n    f()\nelse:\n    e()\nbreak\n"),
+    ("... not without the layout's fact",
+     GUARDED_WHILE_ELSE, none, GUARDED_WHILE_ELSE),
+    ("... nor when what follows the loop does not leave (the else would run twice)",
+     GUARDED_WHILE_ELSE.replace("break", "g()"), note(Fact.INVERTED, 0, "body", 0),
+     GUARDED_WHILE_ELSE.replace("break", "g()")),
+    ("... nor when the code after the if is not the loop's else",
+     GUARDED_WHILE_ELSE.replace("e()\nbreak", "h()\nbreak"), note(Fact.INVERTED, 0, "body", 0),
+     GUARDED_WHILE_ELSE.replace("e()\nbreak", "h()\nbreak")),
+    ("... nor when the if tests something else",
+     GUARDED_WHILE_ELSE.replace("if c", "if d"), note(Fact.INVERTED, 0, "body", 0),
+     GUARDED_WHILE_ELSE.replace("if c", "if d")),
 ]
 
 
