@@ -53,6 +53,27 @@ SNIPPETS = {
                     break
             return out
     ''',
+    # `if c: pass` `else: B` keeps its empty arm: it compiles to a jump over B, which
+    # `if not c: B` does not have
+    "pass_arm_then_elif": '''
+        def f(items, lock):
+            out = []
+            for key in items:
+                if isinstance(key, str):
+                    pass
+                elif isinstance(key, float):
+                    key = str(key)
+                else:
+                    continue
+                with lock:
+                    if key in out:
+                        pass
+                    elif len(out) > 3:
+                        out[0] = key
+                    else:
+                        out.append(key)
+            return out
+    ''',
     "negated_or_keeps_in": '''
         def f(a, b, c):
             if not (a in b or c):

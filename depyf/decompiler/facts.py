@@ -23,6 +23,7 @@ class Fact(enum.Enum):
     ELSE_KEPT = "the else arm is kept even where it could follow the if (the layout needs it)"
     JUMPS_IF_TRUE = "the body is what a true test jumps over (`assert` layout)"
     TEST_OWN_LINE = "the test starts a line of its own"
+    PASS_ARM = "the body is a jump over the else arm: `if c: pass` `else: ...` in the source"
     UNDER_PENDING_VALUE = "emitted while a value of the enclosing expression is on the stack"
     # -- try / with / loops
     FINALLY_COPY = "a try statement whose normal path ends in a copy of its finally body"

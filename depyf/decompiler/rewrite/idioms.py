@@ -125,13 +125,20 @@ def fix_if(s):
     if node is not None:
         return [node]
     if not s.body or all(isinstance(x, ast.Pass) for x in s.body):
-        if s.orelse:
+        if s.orelse and not _pass_arm_kept(s):
             s.test = E.negate(s.test)
             s.body, s.orelse = s.orelse, []
         else:
             s.body = [ast.Pass()]
     loop = _while_from_if(s)
     return s if loop is None else [loop]
+
+
+def _pass_arm_kept(s):
+    """Whether `if c: pass` `else: B` stays so: its body was a jump over B (``PASS_ARM``;
+    `if not c: B` has none), and B does not end in a jump of its own (`if not c:
+    continue`, as a comprehension filter reads, compiles the same)."""
+    return facts.get(s, Fact.PASS_ARM, False) and not isinstance(s.orelse[-1], ESCAPES + (ast.Raise,))
 
 
 def _while_from_if(s):

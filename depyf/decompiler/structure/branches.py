@@ -34,6 +34,9 @@ class Branches:
         if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
             facts.note(node, Fact.TEST_OWN_LINE, True)
         facts.note(node, Fact.JUMPS_IF_TRUE, cond is not test)  # the body is what a true test jumps over
+        if not then_stmts and else_stmts and \
+                self._jump_to(then_first, merge if merge is not None else ctx.region_exit):
+            facts.note(node, Fact.PASS_ARM, True)
         if V.KEEPS_DEAD_JUMPS and else_stmts:
             # a body that never goes on: `else:` was written exactly when its jump is left
             if dead_jump is not None and not self._jump_statement_end(dead_jump, then_stmts, ctx):
@@ -116,6 +119,12 @@ class Branches:
                 raise Mismatch("statements inside a conditional expression",
                                function=self.code.co_name)
             return merge, then_stmts, then_stack, else_stmts, else_stack, None
+
+    def _jump_to(self, bid, target):
+        """Whether block ``bid`` is only a jump to ``target`` (not None)."""
+        blk = self.cfg.blocks.get(bid)
+        return target is not None and blk is not None and len(blk.instrs) == 1 and blk.last.opname == "JUMP" and \
+            self.cfg.target(blk.last) == target
 
     def _skips_through_jump(self, bid, ctx):
         """Whether the arm at ``bid`` is a jump of its own back to the loop head: the
