@@ -74,6 +74,15 @@ SNIPPETS = {
                         out.append(key)
             return out
     ''',
+    # up to 3.11: `a and b or c` tests `a` and reaches the one `c` from both ways; not
+    # `(b or c) if a else c`, which compiles `c` twice
+    "and_or_idiom": '''
+        def f(conv, val, sep, smb, d, e):
+            key = conv[val < 0 and 'n_sign' or 'p_sign']
+            s = smb + (sep and ' ' or '') + key
+            g(d and (e or val) or smb, d and e and sep or s or key)
+            return val and s or key
+    ''',
     "negated_or_keeps_in": '''
         def f(a, b, c):
             if not (a in b or c):

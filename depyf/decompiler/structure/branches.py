@@ -10,7 +10,7 @@ from ..flow.instructions import COND_JUMPS, EXPLICIT_BACK, IMPLICIT_BACK
 from .. import facts
 from ..facts import Fact
 from .helpers import same_entry
-from .values import ifexp
+from .values import ifexp, merge_stacks
 
 
 class Branches:
@@ -109,7 +109,8 @@ class Branches:
                 # a conditional expression whose value is computed inside the arms (3.12+
                 # restores the locals an inlined comprehension hid: no statements of its own)
                 if not any(not isinstance(x, M.RestoreStmt) for x in then_stmts + else_stmts):
-                    merged = [x if x is y else ifexp(cond, x, y) for x, y in zip(then_stack, else_stack)]
+                    shared = else_first in self.cfg.reachable(then_first, {merge})
+                    merged = merge_stacks(cond, then_stack, else_stack, shared)
                     return merge, then_stmts, then_stack, else_stmts, else_stack, merged
                 if self._bare_return(merge) and merge != ctx.stop:
                     # arms that return in places and bring a value to the compiler's one

@@ -11,9 +11,10 @@ from ..symbolic.markers import Marker
 _FIELDS = (ast.Interpolation,) if hasattr(ast, "Interpolation") else ()
 
 
-def merge_exits(test, a, b):
+def merge_exits(test, a, b, false_arm_shared=False):
     """Two copies of one `return`/`raise` statement that differ in the value an arm of a
-    conditional expression computed: the statement with ``a if test else b`` there.
+    conditional expression computed: the statement with ``a if test else b`` there
+    (``false_arm_shared``: see ``merge_stacks``).
 
     What was evaluated before the test is the same node in both (it came from the stack);
     what comes after the differing value is evaluated after the test either way and must
@@ -35,12 +36,12 @@ def merge_exits(test, a, b):
         if inner is None:
             if not isinstance(xs[k], ast.expr) or isinstance(xs[k], _FIELDS):
                 return None
-            inner = ifexp(test, xs[k], ys[k])
+            inner = _either(test, xs[k], ys[k], false_arm_shared)
         return _replace_child(x, xs[k], inner)
 
     if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value is not None \
             and b.value is not None and E.same_expr(a.value, b.value):
-        return ast.Return(value=ifexp(test, a.value, b.value))
+        return ast.Return(value=_either(test, a.value, b.value, false_arm_shared))
     return merged(a, b)
 
 
@@ -93,10 +94,35 @@ def _replace_child(node, old, new):
     return copy
 
 
-def merge_stacks(test, a_stack, b_stack):
+def merge_stacks(test, a_stack, b_stack, false_arm_shared=False):
     """The stack where two arms of a value branch meet: where they differ, the value is
-    the conditional expression (or and/or, chained comparison) of the two."""
-    return [x if x is y else ifexp(test, x, y) for x, y in zip(a_stack, b_stack)]
+    the conditional expression (or and/or, chained comparison) of the two.
+    ``false_arm_shared``: the false arm's code is also where the true arm goes on (see
+    ``and_or``)."""
+    return [x if x is y else _either(test, x, y, false_arm_shared) for x, y in zip(a_stack, b_stack)]
+
+
+def _either(test, body, orelse, false_arm_shared):
+    """The value that is ``body`` when ``test`` holds, else ``orelse``."""
+    return (false_arm_shared and and_or(test, body, orelse)) or ifexp(test, body, orelse)
+
+
+def and_or(test, body, orelse):
+    """`a and b or c` for the arms `b or c` (true) and `c` (false) of a test of `a`, when
+    both arms' `c` is one piece of code (up to 3.11: `a; POP_JUMP_IF_FALSE L; b;
+    JUMP_IF_TRUE_OR_POP end; L: c`), else None. `(b or c) if a else c` computes the same
+    but compiles `c` twice. ``b`` and ``c`` may be several operands (`a and (b1 or b2) or
+    c1 or c2`)."""
+    if not (isinstance(body, ast.BoolOp) and isinstance(body.op, ast.Or)) or \
+            any(isinstance(v, Marker) for v in (test, body, orelse)):
+        return None
+    tail = orelse.values if isinstance(orelse, ast.BoolOp) and isinstance(orelse.op, ast.Or) \
+        else [orelse]  # (`a and b or c or d`: both arms end in `c or d`)
+    kept = body.values[:-len(tail)]
+    if not kept or not all(E.same_expr(x, y) for x, y in zip(body.values[-len(tail):], tail)):
+        return None
+    middle = kept[0] if len(kept) == 1 else ast.BoolOp(op=ast.Or(), values=kept)
+    return boolop(ast.Or, boolop(ast.And, test, middle), orelse)
 
 
 def ifexp(test, body, orelse):
