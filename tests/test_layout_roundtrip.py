@@ -83,6 +83,21 @@ SNIPPETS = {
             g(d and (e or val) or smb, d and e and sep or s or key)
             return val and s or key
     ''',
+    # ... and without an else arm: the `return` after the loop, copied, is not read as
+    # an `if` around the loop
+    "guarded_while_then_return": '''
+        def f(path, tail):
+            while path:
+                try:
+                    path = g(path)
+                    return join(path, tail)
+                except OSError:
+                    path, name = split(path)
+                    if not name:
+                        return path
+                    tail = name
+            return tail
+    ''',
     "negated_or_keeps_in": '''
         def f(a, b, c):
             if not (a in b or c):

@@ -34,10 +34,11 @@ def join_guarded_while_else(stmts):
     """3.10+ compile `while c: B` `else: E` + `R` (R ending in a jump out: `break`,
     `return`, ...) as `if c: <do-while c>` with E laid down once, where both the entry
     test and the loop's end go. That can come back as `if c: [while c: B else: E; R]`
-    followed by `E; R` (the entry test's way, read as the code after the if): the two
-    are one `while c: B else: E` + `R`, and written so they compile the way the source
-    did (as two, E would be compiled twice). R must leave: otherwise a loop that ends
-    through E would run E again after the if."""
+    followed by `E; R` (the entry test's way, read as the code after the if; E may be
+    empty, and R a `return` the compiler copied): the two are one `while c: B else: E`
+    + `R`, and written so they compile the way the source did (as two, E and R would be
+    compiled twice). R must leave: otherwise a loop that ends through E would run E
+    again after the if."""
     k = 0
     while k < len(stmts):
         s = stmts[k]
@@ -52,12 +53,12 @@ def join_guarded_while_else(stmts):
 
 
 def _guarded_while_else(s):
-    """The loop of `if c: [while c: ... else: ...; ...]` (no else arm; the loop laid out
+    """The loop of `if c: [while c: ...; ...]` (no else arm; the loop laid out
     test-at-the-end, as 3.10+ compile `while c:`), else None."""
     if not isinstance(s, ast.If) or s.orelse or len(s.body) < 2:
         return None
     loop = s.body[0]
-    if isinstance(loop, ast.While) and loop.orelse and facts.get(loop, Fact.INVERTED, False) \
+    if isinstance(loop, ast.While) and facts.get(loop, Fact.INVERTED, False) \
             and same(loop.test, s.test):
         return loop
     return None
