@@ -6,6 +6,8 @@ with the original by the equivalence checker (``depyf.verify.equivalence``): the
 observable operations, in the same order, under the same conditions and exception
 handlers. Anything short of a proof is reported, never returned silently.
 """
+import io
+import tokenize
 from collections import namedtuple
 
 from ...bytecode import raw
@@ -26,7 +28,36 @@ Place = namedtuple("Place", "path scopes binds_free", defaults=((), False))
 
 
 def _indent(lines):
-    return ["    " + line if line.strip() else line for line in lines]
+    """``lines`` (pairs of text and whether it continues a multi-line string) one level
+    deeper; the text of a string is left as it is."""
+    return [("    " + line if line.strip() and not inside else line, inside)
+            for line, inside in lines]
+
+
+_STRING_STARTS = frozenset(getattr(tokenize, n) for n in ("FSTRING_START", "TSTRING_START")
+                           if hasattr(tokenize, n))
+_STRING_ENDS = frozenset(getattr(tokenize, n) for n in ("FSTRING_END", "TSTRING_END")
+                         if hasattr(tokenize, n))
+
+
+def _string_continuations(source):
+    """Indexes of the lines of ``source`` that continue a multi-line string (a docstring
+    above all): their leading spaces are the string's, and indenting them would change
+    it. Only triple-quoted strings span lines in printed code."""
+    if '"""' not in source and "'''" not in source:
+        return frozenset()
+    inside, opened = set(), []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in _STRING_STARTS:  # 3.12+: f-strings come in pieces
+                opened.append(tok.start[0])
+            elif tok.type in _STRING_ENDS and opened:
+                inside.update(range(opened.pop(), tok.end[0]))
+            elif tok.type == tokenize.STRING:
+                inside.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        return frozenset()  # (not valid Python: compiling it will say so)
+    return inside
 
 
 def imported_names(code):
@@ -88,11 +119,15 @@ def _wrap(source, code, scopes=(), binds_free=False):
         blocks.append(("function", OUTER))
         functions.append(len(blocks) - 1)
     lines = source.splitlines()
-    for i in reversed(range(len(blocks))):
-        kind, name = blocks[i]
-        bind = ["%s = None" % " = ".join(free)] if free and i == functions[-1] else []
-        header = "def %s():" % name if kind == "function" else "class %s:" % name
-        lines = [header] + _indent(bind + lines)
+    if blocks:
+        strings = _string_continuations(source)
+        lines = [(line, k in strings) for k, line in enumerate(lines)]
+        for i in reversed(range(len(blocks))):
+            kind, name = blocks[i]
+            bind = [("%s = None" % " = ".join(free), False)] if free and i == functions[-1] else []
+            header = "def %s():" % name if kind == "function" else "class %s:" % name
+            lines = [(header, False)] + _indent(bind + lines)
+        lines = [line for line, _ in lines]
     lines = ["import %s" % name for name in sorted(imported_names(code))] + lines
     return "\n".join(lines) + "\n", [name for _, name in blocks]
 

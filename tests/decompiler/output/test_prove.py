@@ -121,3 +121,30 @@ def test_a_method_whose_code_no_longer_calls_super_keeps_its_class_cell():
     assert "nonlocal __class__" in text, text
     # the text is valid inside its class too: the class binds __class__
     exec(compile("class C:\n" + "".join("    " + l + "\n" for l in text.splitlines()), "<t>", "exec"), {})
+
+
+METHOD_WITH_DOCSTRING = '''
+class C(Base):
+    def m(self, x):
+        """First line.
+
+            indented inside the docstring
+        """
+        text = """a string
+   over lines"""
+        return super().m(x, f"""{x}
+  and {text}""")
+'''
+
+
+def test_strings_over_lines_keep_their_text_when_the_def_is_compiled_in_a_wrapper():
+    # a method that calls super() is recompiled inside a function binding __class__: its
+    # lines are indented, but not the lines inside a string (a docstring would differ)
+    namespace = {"Base": object}
+    exec(compile(METHOD_WITH_DOCSTRING, "<test>", "exec"), namespace)
+    code = namespace["C"].m.__code__
+    text = depyf.decompile(code)  # proven, else UnprovenError
+    again = recompile(code, text, "m")
+    assert "indented inside" in code.co_consts[0]
+    assert again.co_consts[0] == code.co_consts[0]
+    assert set(again.co_consts) == set(code.co_consts)
