@@ -59,7 +59,9 @@ class DecompileSession:
         self.used_temps = False
         self.classes = []  # names of the class bodies being decompiled, innermost last
         self.scopes = []  # the code objects being decompiled, innermost last
-        self.functions_made = 0  # MAKE_FUNCTIONs run: FuncMarkers that may await _materialize
+        # the FuncMarkers of the MAKE_FUNCTIONs run in the bodies being read: those not made
+        # into a def statement may be values in the tree, awaiting ``_materialize``
+        self.functions_made = []
 
     def mangle(self, name):
         """``name`` as the code being decompiled stores it (private names in classes)."""
@@ -75,13 +77,15 @@ class DecompileSession:
         # with it: there the joined tails come first, or that code lands inside the try.
         order = (True, False) if _copies_finally_per_exit(instrs, entries) else (False, True)
         self.scopes.append(code)
-        made = self.functions_made
+        made = len(self.functions_made)
         try:
             stmts = self._statements(code, instrs, entries, order)
         finally:
             self.scopes.pop()
-        if self.functions_made != made:  # else no FuncMarker can be in the tree
-            stmts = [self._materialize(s) for s in stmts]
+        # (a nested body has dealt with its own FuncMarkers and taken them off the list)
+        if not all(fm.made_into_def for fm in self.functions_made[made:]):
+            stmts = [self._materialize(s) for s in stmts]  # else no FuncMarker is in the tree
+        del self.functions_made[made:]
         decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code)) \
             if kind != "comprehension" else []
         if kind == "function":
@@ -178,6 +182,7 @@ class DecompileSession:
 
     def make_def(self, fm, name=None):
         """The ``def`` (or ``async def``) of the function marker ``fm``."""
+        fm.made_into_def = True
         code = fm.code
         body = self._docstring(code, self.body_of(code))
         if fm.annotate is not None:  # 3.14+

@@ -7,6 +7,8 @@ import types
 
 import pytest
 
+import depyf
+
 from depyf.decompiler.rewrite import bookkeeping
 from depyf.decompiler.api import READINGS
 from depyf.decompiler.facts import Fact, get
@@ -135,3 +137,17 @@ def test_make_lambda_leaves_other_values_alone():
     session = DecompileSession({}, "__temp_")
     value = ast.Constant(value=1)
     assert session.make_lambda(value) is value
+
+
+@pytest.mark.parametrize("source", [
+    "def f(dec):\n    def g(k=lambda: 1):\n        return k()\n    return g\n",
+    "def f(dec):\n    @dec(lambda: 2)\n    def g():\n        return [lambda: 3]\n    return g\n",
+    "def f(dec):\n    def g():\n        return 1\n    return (g, lambda: g)\n",
+])
+def test_lambdas_beside_nested_defs_become_lambdas(source):
+    # a body whose functions all became def statements needs no search for lambdas; one
+    # with a lambda left as a value (a default, a decorator's argument, beside the def)
+    # does, and nested bodies deal with their own
+    namespace = {}
+    exec(compile(source, "<test>", "exec"), namespace)
+    assert ast.dump(ast.parse(depyf.decompile(namespace["f"]))) == ast.dump(ast.parse(source))

@@ -71,9 +71,10 @@ class CFG:
             if merge_tails:
                 copies += exits.copied_tail_starts(instrs, leaders)
             leaders.update(copies)
-        for i in range(1, n):
-            if handler_at[i] is not handler_at[i - 1]:
-                leaders.add(i)
+        if entries:
+            for i in range(1, n):
+                if handler_at[i] is not handler_at[i - 1]:
+                    leaders.add(i)
         starts = sorted(x for x in leaders if 0 <= x < n)
         self.blocks = {}
         self.order = starts

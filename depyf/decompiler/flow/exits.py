@@ -52,7 +52,7 @@ def copied_return_starts(instrs, leaders):
     """
     groups = {}
     for ins in instrs:
-        if not _is_exit(ins):
+        if ins.opname not in _EXITS or not _is_exit(ins):  # (the first test alone is cheap)
             continue
         r = ins.index
         s = r

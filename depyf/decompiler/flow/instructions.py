@@ -347,20 +347,20 @@ def normalize(code):
     special = skip | value_to_bool | heads
     expanders, line_flag = _EXPANDERS, V.STARTS_LINE_IS_FLAG
     for raw in raw_list:
-        offset = raw.offset
+        opname, _, arg, argval, _, offset, starts_line, line_number = raw  # (reader.Instruction)
         if special and offset in skip:
             continue
         # up to 3.12 ``starts_line`` holds the number where a line starts; 3.13+
         # ``line_number`` holds it for every instruction with a line
-        raw_line = raw.line_number if line_flag else raw.starts_line
+        raw_line = line_number if line_flag else starts_line
         if raw_line is not None:
             line = raw_line
         if special and offset in special:
             expanded = [Instr("TO_BOOL")] if offset in value_to_bool else [Instr("NOP")]
         else:
-            expand = expanders.get(raw.opname)
+            expand = expanders.get(opname)
             if expand is None:  # ``_as_is``, inlined: most instructions are kept as they are
-                out.append(Instr(raw.opname, raw.arg, raw.argval, offset, line))
+                out.append(Instr(opname, arg, argval, offset, line))
                 continue
             expanded = expand(raw, code, pending_kwnames)
         for ins in expanded:
@@ -388,10 +388,8 @@ def normalize(code):
         return offset_first[known[k]] if k < len(known) else end
 
     for ins in out:
-        if ins.target is not None and ins.opname in JUMPS:
-            ins.target = offset_to_index(ins.target)
-        else:
-            ins.target = None
+        if ins.target is not None:
+            ins.target = offset_to_index(ins.target) if ins.opname in JUMPS else None
     if V.HAS_EXCEPTION_TABLE:
         entries = _cover_cond_jumps(out, _exception_table_311(code, offset_to_index))
     else:

@@ -40,8 +40,8 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
         self.code = code
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
-        self.matches = patterns.find_matches(instrs)
         present = {i.opname for i in instrs}
+        self.matches = patterns.find_matches(instrs, present)
         starts = set()
         if "PREP_RERAISE_STAR" in present:
             starts |= after_except_star(instrs)

@@ -28,15 +28,19 @@ _STARTS = {"MATCH_SEQUENCE", "MATCH_MAPPING", "COPY", "POP_TOP", "POP_JUMP_IF_NO
 
 
 # -- finding match statements ---------------------------------------------------------------
-def find_matches(instrs):
-    """{start index: Match} for every match statement in ``instrs`` (3.10+)."""
+def find_matches(instrs, present=None):
+    """{start index: Match} for every match statement in ``instrs`` (3.10+). ``present``:
+    the set of opnames in ``instrs``, when the caller has it."""
     if not V.HAS_MATCH:
         return {}
+    if present is None:
+        present = {i.opname for i in instrs}
     # a case that works on a copy of the subject starts with `COPY 1`; any other starts
     # a few instructions before a MATCH_* test (``_match_op_near``): without one in the
     # code only the copies need a look
-    has_match_op = any(i.opname.startswith("MATCH_") for i in instrs)
-    if not has_match_op and not any(i.opname == "COPY" and i.arg == 1 for i in instrs):
+    has_match_op = any(op.startswith("MATCH_") for op in present)
+    if not has_match_op and ("COPY" not in present or
+                             not any(i.opname == "COPY" and i.arg == 1 for i in instrs)):
         return {}
     found = {}
     covered = set()

@@ -160,7 +160,7 @@ class Calls:
             code = pop(stack)  # the qualified name was on top
         flags = ins.arg or 0
         fm = FuncMarker(code)
-        self.nested.functions_made += 1  # the session turns unused ones into lambdas
+        self.nested.functions_made.append(fm)  # the session turns unused ones into lambdas
         if flags & 0x08:
             fm.closure = pop(stack)
         if flags & 0x04:

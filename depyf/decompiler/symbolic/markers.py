@@ -72,6 +72,7 @@ class FuncMarker(Marker):
         self.annotate = None  # 3.14+: the FuncMarker of its ``__annotate__`` function
         self.decorators = []
         self.type_params = []  # PEP 695 (3.12+), set by generics
+        self.made_into_def = False  # set by ``session.make_def``: no value left to turn into a lambda
 
 
 class FinallyMarker(Marker):
