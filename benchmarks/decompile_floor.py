@@ -18,6 +18,10 @@ many floors.
 one process each for the set-up alone, the floor and the default pass; the set-up's count
 is taken off the other two): slower (use ``--modules``) but the same on every run, for
 comparing two versions of the code on a machine whose speed varies.
+``--against REV`` also times the default pass of the git revision REV of this checkout
+(its ``depyf`` package extracted with ``git archive`` and imported under another name)
+in the same rounds, in alternating order: on a machine whose speed drifts, the median
+of the rounds' own ratios (this / REV) is the fair comparison of two versions in time.
 ``--stages`` also times one more default pass stage by stage (each stage's functions
 wrapped with a timer: normalize, structuring + executor, rewrite, print, recompile,
 equivalence check) and prints each stage's share of that pass.
@@ -56,11 +60,11 @@ def floor(items):
             list(dis.get_instructions(code))
 
 
-def decompile_all(items, prove=True):
+def decompile_all(items, prove=True, decompiler=Decompiler):
     failures = 0
     for _, _, codes in items:
         for code in codes:
-            d = Decompiler(code)
+            d = decompiler(code)
             try:
                 if prove:
                     d.decompile()
@@ -127,6 +131,40 @@ def rounds(repeat, items):
     return best, fails, statistics.median(ratios)
 
 
+def revision_decompiler(rev):
+    """The ``Decompiler`` class of revision ``rev``: its ``depyf`` package extracted into
+    a temporary folder as ``depyf_at_rev`` (the decompiler imports itself relatively)."""
+    import importlib
+    import tarfile
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="depyf-rev-")
+    archive = subprocess.run(["git", "-C", REPO, "archive", rev, "depyf"], capture_output=True)
+    if archive.returncode != 0:
+        raise SystemExit("git archive %s failed: %s" % (rev, archive.stderr.decode()[-500:]))
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder)
+    os.rename(os.path.join(folder, "depyf"), os.path.join(folder, "depyf_at_rev"))
+    sys.path.insert(0, folder)
+    return importlib.import_module("depyf_at_rev.decompiler.api").Decompiler
+
+
+def against(repeat, items, other):
+    """Best seconds of (floor, this default pass, ``other``'s), and the median of each
+    round's this/other ratio; the two passes alternate which goes first."""
+    best, ratios = [None, None, None], []
+    for k in range(repeat):
+        t_floor, _ = timed(floor, items)
+        if k % 2 == 0:
+            t_this, _ = timed(decompile_all, items, True)
+            t_other, _ = timed(decompile_all, items, True, other)
+        else:
+            t_other, _ = timed(decompile_all, items, True, other)
+            t_this, _ = timed(decompile_all, items, True)
+        best = [t if b is None else min(b, t) for b, t in zip(best, (t_floor, t_this, t_other))]
+        ratios.append(t_this / t_other)
+    return best, statistics.median(ratios)
+
+
 def count_instructions(modules):
     """(floor, default pass) in instructions, each less the set-up's count."""
     counts = {}
@@ -149,6 +187,8 @@ def main(argv=None):
     p.add_argument("--stages", action="store_true", help="print each stage's share of a default pass")
     p.add_argument("--instructions", action="store_true",
                    help="count instructions under valgrind instead of timing")
+    p.add_argument("--against", metavar="REV",
+                   help="also time git revision REV's default pass in the same rounds")
     p.add_argument("--worker", choices=("setup", "floor", "full"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     modules = args.modules.split(",") if args.modules else list(stdlib_corpus.MODULES)
@@ -167,6 +207,20 @@ def main(argv=None):
         print("|---|---:|---:|")
         print("| floor: compile the sources + disassemble every def | %d | 1.00 |" % i_floor)
         print("| decompile (default: read, print, prove) | %d | %.2f |" % (i_full, i_full / i_floor))
+        return 0
+    if args.against:
+        other = revision_decompiler(args.against)
+        decompile_all(items[:1], True, other)
+        (t_floor, t_this, t_other), median = against(args.repeat, items, other)
+        print("Decompiling %d defs of %d stdlib modules, Python %s, best of %d rounds"
+              % (n, len(items), sys.version.split()[0], args.repeat))
+        print()
+        print("| what | seconds | x floor |")
+        print("|---|---:|---:|")
+        print("| floor: compile the sources + disassemble every def | %.2f | 1.00 |" % t_floor)
+        print("| decompile at %s | %.2f | %.2f |" % (args.against, t_other, t_other / t_floor))
+        print("| decompile, this checkout | %.2f | %.2f |" % (t_this, t_this / t_floor))
+        print("\nmedian of the rounds' own ratios (this checkout / %s): %.3f" % (args.against, median))
         return 0
     (t_floor, t_read, t_full), (fail_read, fail_full), median = rounds(args.repeat, items)
     print("Decompiling %d defs of %d stdlib modules, Python %s, best of %d rounds"
