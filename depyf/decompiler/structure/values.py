@@ -118,11 +118,13 @@ def and_or(test, body, orelse):
         return None
     tail = orelse.values if isinstance(orelse, ast.BoolOp) and isinstance(orelse.op, ast.Or) \
         else [orelse]  # (`a and b or c or d`: both arms end in `c or d`)
+    if len(tail) > 1 and tail[0] is test:
+        tail = tail[1:]  # 3.14 keeps a false `a` and tests it again: `a or c` (`a` is falsy there)
     kept = body.values[:-len(tail)]
     if not kept or not all(E.same_expr(x, y) for x, y in zip(body.values[-len(tail):], tail)):
         return None
     middle = kept[0] if len(kept) == 1 else ast.BoolOp(op=ast.Or(), values=kept)
-    return boolop(ast.Or, boolop(ast.And, test, middle), orelse)
+    return ast.BoolOp(op=ast.Or(), values=[boolop(ast.And, test, middle)] + list(tail))
 
 
 def ifexp(test, body, orelse):

@@ -19,6 +19,7 @@ AND_OR = [
     ("a", "b or c or d", "c or d", "a and b or c or d"),
     ("a1 and a2", "b or c", "c", "a1 and a2 and b or c"),
     ("a", "b or c", "d", None),          # the false arm is not the true arm's end
+    ("a", "b or c", "a or c", "a and b or c"),  # 3.14: a false `a` tested again (same node)
     ("a", "b and c", "c", None),         # not an `or`
     ("a", "c or d", "c or d", None),     # nothing left for the middle
     ("a", "b or x or d", "c or d", None),
@@ -27,11 +28,20 @@ AND_OR = [
 
 @pytest.mark.parametrize("test, body, orelse, expected", AND_OR, ids=[" | ".join(c[:3]) for c in AND_OR])
 def test_and_or(test, body, orelse, expected):
-    got = values.and_or(_e(test), _e(body), _e(orelse))
+    t = _e(test)
+    e = _e(orelse)
+    if isinstance(e, ast.BoolOp) and ast.dump(e.values[0]) == ast.dump(t):
+        e.values[0] = t  # the value the test took, not an expression computed again
+    got = values.and_or(t, _e(body), e)
     if expected is None:
         assert got is None
     else:
         assert ast.dump(got) == ast.dump(_e(expected))
+
+
+def test_and_or_needs_the_tested_value_itself_in_the_false_arm():
+    # `a or c` with an `a` computed again (a call, say) is not the kept value of `a`
+    assert values.and_or(_e("f()"), _e("b or c"), _e("f() or c")) is None
 
 
 def test_and_or_leaves_internal_values_alone():
