@@ -143,15 +143,23 @@ class CFG:
             both = {x for x in both if self.blocks[x].succs}
         return min(both) if both else None
 
+    def jump_only_target(self, bid):
+        """Where block ``bid`` goes when it is nothing but an unconditional jump (merged
+        duplicates followed), else None (also for a start that is no block)."""
+        blk = self.blocks.get(bid)
+        if blk is None or len(blk.instrs) != 1 or blk.last.opname != "JUMP":
+            return None
+        return self.target(blk.last)
+
     def through_jumps(self, bid):
         """Follow blocks that are nothing but an unconditional jump."""
         seen = set()
-        while bid in self.blocks and bid not in seen:
-            blk = self.blocks[bid]
-            if len(blk.instrs) != 1 or blk.last.opname != "JUMP":
+        while bid not in seen:
+            to = self.jump_only_target(bid)
+            if to is None:
                 break
             seen.add(bid)
-            bid = self.target(blk.last)
+            bid = to
         return bid
 
     def fall(self, blk):

@@ -200,8 +200,7 @@ class Analysis:
     def _bare_jump_to(self, bid, target):
         """Whether block ``bid`` only jumps forward (through other such blocks) to
         ``target``."""
-        blk = self.cfg.blocks.get(bid)
-        return blk is not None and [i.opname for i in blk.instrs] == ["JUMP"] and \
+        return self.cfg.jump_only_target(bid) is not None and \
             target is not None and target > bid and self.cfg.through_jumps(bid) == target
 
     def _jumps_back_to(self, bid, exits):
@@ -209,7 +208,7 @@ class Analysis:
         that suppressed, an except clause) only jumps back to one of ``exits`` laid out
         before it: the same way out as that exit."""
         blk = self.cfg.blocks.get(bid)
-        if blk is None or [i.opname for i in blk.instrs] != ["JUMP"] or not blk.preds:
+        if self.cfg.jump_only_target(bid) is None or not blk.preds:
             return False
         to = self.cfg.through_jumps(bid)
         return to in exits and to < bid and to not in self.latches and all(

@@ -34,8 +34,9 @@ class Branches:
         if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
             facts.note(node, Fact.TEST_OWN_LINE, True)
         facts.note(node, Fact.JUMPS_IF_TRUE, cond is not test)  # the body is what a true test jumps over
-        if not then_stmts and else_stmts and \
-                self._jump_to(then_first, merge if merge is not None else ctx.region_exit):
+        goes_to = merge if merge is not None else ctx.region_exit
+        if not then_stmts and else_stmts and goes_to is not None and \
+                self.cfg.jump_only_target(then_first) == goes_to:
             facts.note(node, Fact.PASS_ARM, True)
         if V.KEEPS_DEAD_JUMPS and else_stmts:
             # a body that never goes on: `else:` was written exactly when its jump is left
@@ -109,8 +110,8 @@ class Branches:
                 # a conditional expression whose value is computed inside the arms (3.12+
                 # restores the locals an inlined comprehension hid: no statements of its own)
                 if not any(not isinstance(x, M.RestoreStmt) for x in then_stmts + else_stmts):
-                    shared = else_first in self.cfg.reachable(then_first, {merge})
-                    merged = merge_stacks(cond, then_stack, else_stack, shared)
+                    merged = merge_stacks(cond, then_stack, else_stack,
+                                          lambda: else_first in self.cfg.reachable(then_first, {merge}))
                     return merge, then_stmts, then_stack, else_stmts, else_stack, merged
                 if self._bare_return(merge) and merge != ctx.stop:
                     # arms that return in places and bring a value to the compiler's one
@@ -121,22 +122,13 @@ class Branches:
                                function=self.code.co_name)
             return merge, then_stmts, then_stack, else_stmts, else_stack, None
 
-    def _jump_to(self, bid, target):
-        """Whether block ``bid`` is only a jump to ``target`` (not None)."""
-        blk = self.cfg.blocks.get(bid)
-        return target is not None and blk is not None and len(blk.instrs) == 1 and blk.last.opname == "JUMP" and \
-            self.cfg.target(blk.last) == target
-
     def _skips_through_jump(self, bid, ctx):
         """Whether the arm at ``bid`` is a jump of its own back to the loop head: the
         compiler sends a test straight to the head when the jump back is on the test's
         line, so the test stood on another line than the end of the body (a comprehension
         filter below its element)."""
-        if ctx.loop is None or bid not in self.cfg.blocks:
-            return False
-        blk = self.cfg[bid]
-        return len(blk.instrs) == 1 and blk.last.opname == "JUMP" and \
-            self.cfg.target(blk.last) in ctx.loop.continue_targets
+        return ctx.loop is not None and \
+            self.cfg.jump_only_target(bid) in ctx.loop.continue_targets
 
     def _own_continue(self, bid, target):
         """Whether block ``bid`` ends in a test that jumps back to ``target`` through a

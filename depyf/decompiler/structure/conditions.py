@@ -194,7 +194,7 @@ class Conditions:
             if (len(a_stmts) == 1 and len(b_stmts) == 1 and a_stack is None and b_stack is None
                     and isinstance(a_stmts[0], (ast.Return, ast.Raise))):
                 stmt = merge_exits(test, a_stmts[0], b_stmts[0],
-                                   t_false in self.cfg.reachable(t_true, set()))
+                                   lambda: t_false in self.cfg.reachable(t_true, set()))
                 if stmt is not None:
                     return [stmt], None, None
             if (ctx.stop is None and ctx.region_exit is not None and not (a_stmts or b_stmts)
@@ -209,8 +209,8 @@ class Conditions:
                 return [], merge, b_stack
             raise Mismatch("statements inside a conditional expression",
                            function=self.code.co_name)
-        shared = t_false in self.cfg.reachable(t_true, {merge})
-        return [], merge, merge_stacks(test, a_stack, b_stack, shared)
+        return [], merge, merge_stacks(test, a_stack, b_stack,
+                                       lambda: t_false in self.cfg.reachable(t_true, {merge}))
 
     def _compound(self, blk, test, t_true, t_false, ctx, stack, line=None):
         """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.

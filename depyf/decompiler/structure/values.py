@@ -11,7 +11,7 @@ from ..symbolic.markers import Marker
 _FIELDS = (ast.Interpolation,) if hasattr(ast, "Interpolation") else ()
 
 
-def merge_exits(test, a, b, false_arm_shared=False):
+def merge_exits(test, a, b, false_arm_shared=None):
     """Two copies of one `return`/`raise` statement that differ in the value an arm of a
     conditional expression computed: the statement with ``a if test else b`` there
     (``false_arm_shared``: see ``merge_stacks``).
@@ -94,17 +94,23 @@ def _replace_child(node, old, new):
     return copy
 
 
-def merge_stacks(test, a_stack, b_stack, false_arm_shared=False):
+def merge_stacks(test, a_stack, b_stack, false_arm_shared=None):
     """The stack where two arms of a value branch meet: where they differ, the value is
     the conditional expression (or and/or, chained comparison) of the two.
-    ``false_arm_shared``: the false arm's code is also where the true arm goes on (see
-    ``and_or``)."""
+    ``false_arm_shared``: None, or a function answering whether the false arm's code is
+    also where the true arm goes on (see ``and_or``), asked only where that could matter:
+    a CFG walk, not worth making for every branch."""
     return [x if x is y else _either(test, x, y, false_arm_shared) for x, y in zip(a_stack, b_stack)]
 
 
 def _either(test, body, orelse, false_arm_shared):
     """The value that is ``body`` when ``test`` holds, else ``orelse``."""
-    return (false_arm_shared and and_or(test, body, orelse)) or ifexp(test, body, orelse)
+    if false_arm_shared is not None and isinstance(body, ast.BoolOp) and \
+            isinstance(body.op, ast.Or) and false_arm_shared():
+        joined = and_or(test, body, orelse)
+        if joined is not None:
+            return joined
+    return ifexp(test, body, orelse)
 
 
 def and_or(test, body, orelse):

@@ -50,5 +50,5 @@ def test_and_or_leaves_internal_values_alone():
 
 def test_merge_stacks_joins_as_and_or_only_where_the_false_arm_is_shared():
     a, b = [_e("b or c")], [_e("c")]
-    assert ast.dump(values.merge_stacks(_e("a"), a, b, True)[0]) == ast.dump(_e("a and b or c"))
-    assert ast.dump(values.merge_stacks(_e("a"), a, b, False)[0]) == ast.dump(_e("(b or c) if a else c"))
+    assert ast.dump(values.merge_stacks(_e("a"), a, b, lambda: True)[0]) == ast.dump(_e("a and b or c"))
+    assert ast.dump(values.merge_stacks(_e("a"), a, b, lambda: False)[0]) == ast.dump(_e("(b or c) if a else c"))
