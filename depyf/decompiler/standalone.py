@@ -25,7 +25,7 @@ from .symbolic import exprs as E
 from . import facts
 from .facts import Fact
 from .output.printer import unparse
-from .output.prove import Place
+from .output.prove import Place, qualname_scopes
 
 COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 ITERATOR = "iterator"  # the parameter standing for ``.0``
@@ -103,7 +103,7 @@ def class_form(nested, code):
     (their bounds and kinds are not in the body); inside a function, where those could be
     the function's variables too, it is left to the proof to refuse."""
     node = facts.get(nested.make_class([M.FuncMarker(code), E.const(code.co_name)], []), Fact.CLASS_DEF)
-    scopes = _scopes(_qualname(code))
+    scopes = qualname_scopes(_qualname(code))
     path = (code.co_name,)
     if _TYPE_PARAMS in code.co_freevars and not any(k == "function" for k, _ in scopes):
         node.type_params = [ast.TypeVar(name=n, bound=None) for n in code.co_freevars
@@ -124,22 +124,6 @@ def _qualname(code):
                  ("STORE_NAME", "__qualname__")] or not isinstance(ops[2].argval, str):
         return None
     return ops[2].argval
-
-
-def _scopes(qualname):
-    """The enclosing scopes a ``__qualname__`` names, outermost first, as
-    ``("class" | "function", name)`` (a name before ``<locals>`` is a function's); empty
-    when one of them has no name a statement can give."""
-    parts = qualname.split(".")[:-1]
-    scopes = []
-    for i, part in enumerate(parts):
-        if part == "<locals>":
-            continue
-        if not part.isidentifier():
-            return ()
-        is_function = i + 1 < len(parts) and parts[i + 1] == "<locals>"
-        scopes.append(("function" if is_function else "class", part))
-    return tuple(scopes)
 
 
 def _declarations(code):

@@ -104,15 +104,52 @@ def _plain_attribute_calls(code, found, methods):
             _plain_attribute_calls(const, found, methods)
 
 
+def qualname_scopes(qualname):
+    """The enclosing scopes a qualified name names, outermost first, as
+    ``("class" | "function", name)`` (a name before ``<locals>`` is a function's); empty
+    when one of them has no name a statement can give."""
+    parts = qualname.split(".")[:-1]
+    scopes = []
+    for i, part in enumerate(parts):
+        if part == "<locals>":
+            continue
+        if not part.isidentifier():
+            return ()
+        is_function = i + 1 < len(parts) and parts[i + 1] == "<locals>"
+        scopes.append(("function" if is_function else "class", part))
+    return tuple(scopes)
+
+
+def def_scopes(code):
+    """Where the def of ``code`` was written, as ``qualname_scopes`` gives it, when its
+    bytecode says so and depends on it: where qualified names are constants
+    (``QUALNAME_ON_STACK``), each function it makes loads ``<its qualname>.<locals>.<name>``,
+    so only text compiled in the same classes and functions can be bytecode-equal (the
+    checker compares the part below ``<locals>`` and proves the rest one instruction at a
+    time, at a cost that grows with the function). Empty elsewhere, and when no such
+    constant names it."""
+    if not V.QUALNAME_ON_STACK:
+        return ()
+    made = {c.co_name for c in code.co_consts if hasattr(c, "co_code")}
+    for const in code.co_consts:
+        if isinstance(const, str):
+            qualname, sep, name = const.rpartition(".<locals>.")
+            if sep and name in made and qualname.rpartition(".")[2] == code.co_name:
+                return qualname_scopes(qualname)
+    return ()
+
+
 def _wrap(source, code, scopes=(), binds_free=False):
     """``(text, names of the wrappers, outermost first)``: text that recompiles
     ``source`` inside ``scopes`` with ``code``'s free variables free.
 
-    The innermost function binds them (and ``__class__``, which ``super()`` needs),
-    ``__depyf_outer__`` when ``scopes`` has none and they or ``CO_NESTED`` need one: a
-    class would do for ``__class__`` but would also mangle ``__names`` such as Dynamo's
-    ``__compiled_fn_1``."""
+    The innermost function binds them (and ``__class__``, which ``super()`` needs, unless
+    the def is right inside a class of ``scopes``, whose cell it is), ``__depyf_outer__``
+    when ``scopes`` has none and they or ``CO_NESTED`` need one: a class would do for
+    ``__class__`` but would also mangle ``__names`` such as Dynamo's ``__compiled_fn_1``."""
     free = list(code.co_freevars) if not binds_free else []
+    if scopes and scopes[-1][0] == "class":
+        free = [name for name in free if name != "__class__"]
     blocks = list(scopes)
     functions = [i for i, (kind, _) in enumerate(blocks) if kind == "function"]
     if not functions and (free or code.co_flags & _CO_NESTED and not binds_free):
@@ -151,10 +188,11 @@ def _last_child(code, name):
     return found
 
 
-def recompile(code, source, where):
+def recompile(code, source, where, scopes=()):
     """The code object in ``source``, compiled in ``code``'s scope, that stands for
-    ``code``: the def named ``where``, or the one a ``Place`` points to."""
-    place = where if isinstance(where, Place) else Place(())
+    ``code``: the def named ``where`` (compiled inside ``scopes``), or the one a ``Place``
+    points to."""
+    place = where if isinstance(where, Place) else Place((), scopes)
     text, wrappers = _wrap(source, code, place.scopes, place.binds_free)
     try:
         module = compile(text, "<depyf-check>", "exec", dont_inherit=True,
@@ -184,9 +222,19 @@ def prove(code, source, where, bindings=None, fixed_globals=()):
     ``bindings``: names the source uses for constants without a source form;
     ``fixed_globals``: see ``equivalent``."""
     from ...verify.equivalence import equivalent
+    compare_name = isinstance(where, Place) or where == code.co_name
+    scopes = def_scopes(code) if where == code.co_name else ()
+    if scopes:  # in the def's own scopes first; at the top level if that is not proven
+        try:
+            verdict = equivalent(code, recompile(code, source, where, scopes), bindings=bindings,
+                                 fixed_globals=fixed_globals, compare_name=compare_name)
+        except Mismatch:
+            verdict = None
+        if verdict:
+            return verdict
     recompiled = recompile(code, source, where)
     return equivalent(code, recompiled, bindings=bindings, fixed_globals=fixed_globals,
-                      compare_name=isinstance(where, Place) or where == code.co_name)
+                      compare_name=compare_name)
 
 
 def _future_flags():

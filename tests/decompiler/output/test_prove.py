@@ -4,8 +4,10 @@ import pytest
 
 import depyf
 from depyf.decompiler.mismatch import Mismatch
-from depyf.decompiler.output.prove import prove, recompile
+from depyf.bytecode import versions as V
+from depyf.decompiler.output.prove import def_scopes, prove, recompile
 from depyf.errors import UnprovenError
+from depyf.verify.equivalence import equivalent
 
 
 def _code(source, name="f"):
@@ -59,6 +61,67 @@ def test_super_and_dunder_globals_compile_without_mangling():
     assert "_C__compiled_fn_1" in code.co_names  # the original, compiled in its class
     recompiled = recompile(code, source, "m")
     assert "__compiled_fn_1" in recompiled.co_names
+
+
+_NESTED = (
+    "def outer(k):\n"
+    "    class A:\n"
+    "        class B:\n"
+    "            def f(self):\n"
+    "                return [x + k for x in self]\n"
+    "            def g(self):\n"
+    "                return self\n"
+    "    def h():\n"
+    "        return lambda: k\n"
+    "    return A.B, h\n"
+)
+
+
+def _nested(name):
+    namespace = {}
+    exec(compile(_NESTED, "<test>", "exec"), namespace)
+    cls, h = namespace["outer"](1)
+    return {"f": cls.f, "g": cls.g, "h": h}[name].__code__
+
+
+@pytest.mark.parametrize("name, scopes", [
+    ("f", (("function", "outer"), ("class", "A"), ("class", "B"))),
+    ("h", (("function", "outer"),)),
+    ("g", ()),  # makes no function: nothing in its bytecode says where it was
+])
+def test_def_scopes_are_read_where_qualified_names_are_constants(name, scopes):
+    assert def_scopes(_nested(name)) == (scopes if V.QUALNAME_ON_STACK else ())
+
+
+@pytest.mark.parametrize("name", ["f", "h"])
+def test_a_def_that_makes_functions_is_bytecode_equal_in_its_own_scopes(name):
+    # before 3.11 the functions it makes load "outer.<locals>.A.B.f.<locals>.<listcomp>":
+    # compiled anywhere else, only the product machine could prove it (slowly)
+    code = _nested(name)
+    text = depyf.decompile(code)
+    verdict = prove(code, text, name)
+    assert verdict and verdict.how == "bytecode-equal", verdict
+
+
+def test_a_def_its_scopes_would_mangle_is_proven_where_it_compiles():
+    # the comprehension of a method of C reads `__hook` unmangled (made so by hand, as
+    # code that was not compiled from this source can be): in its own scopes the text
+    # would read `_C__hook`; the proof falls back to the text at the top level
+    source = "def m(self):\n    return [__hook(x) for x in self]\n"
+    module = compile("class C:\n    " + source.replace("\n", "\n    "), "<test>", "exec")
+    body = next(c for c in module.co_consts if hasattr(c, "co_code"))
+    mangled = next(c for c in body.co_consts if hasattr(c, "co_code") and c.co_name == "m")
+
+    def unmangled(c):
+        return c.replace(co_names=tuple("__hook" if n == "_C__hook" else n for n in c.co_names),
+                         co_consts=tuple(unmangled(k) if hasattr(k, "co_code") else k
+                                         for k in c.co_consts))
+    code = unmangled(mangled)
+    if V.QUALNAME_ON_STACK:
+        assert def_scopes(code) == (("class", "C"),)
+        assert not equivalent(code, recompile(code, source, "m", def_scopes(code)))
+    assert prove(code, source, "m")
+    assert not prove(code, source.replace("__hook(x)", "__hook(x, x)"), "m")
 
 
 def test_text_that_does_not_compile_is_an_error():
