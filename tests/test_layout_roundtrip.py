@@ -53,6 +53,26 @@ SNIPPETS = {
                     break
             return out
     ''',
+    # up to 3.9 (and 3.14) `while c:` tests at the head and falls into its body: a head
+    # test that falls into a `return` is an `if` of a `while True:` body (not `while not
+    # c:` with the `return` after the loop)
+    "while_true_head_if_returns": '''
+        def f(action, table, out):
+            while True:
+                if action is None:
+                    out.append(0)
+                    return len(out)
+                out.append(action)
+                action = table.get(action)
+    ''',
+    # 3.14: a `while c:` with nothing in its body is a head that jumps to itself and
+    # falls out: still `while c:`
+    "while_test_only": '''
+        def f(it):
+            while it.next() is not None:
+                pass
+            it.done = True
+    ''',
     # `if c: pass` `else: B` keeps its empty arm: it compiles to a jump over B, which
     # `if not c: B` does not have
     "pass_arm_then_elif": '''

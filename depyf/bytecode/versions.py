@@ -321,6 +321,9 @@ DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
 # folding or LOAD_SMALL_INT left unreferenced). Before 3.14 a function's ``co_consts[0]``
 # is its docstring or None. 0: no such flag.
 DOCSTRING_FLAG = 0x4000000 if PY >= (3, 14) else 0
+# 3.14 flags a function defined right inside a class body (CO_METHOD): the same text
+# compiled anywhere else differs in that bit. 0: no such flag.
+METHOD_FLAG = 0x8000000 if PY >= (3, 14) else 0
 # 3.14 loads the ints 0..255 with LOAD_SMALL_INT (the value is the argument), no constant.
 SMALL_INT_LOADS = frozenset(["LOAD_SMALL_INT"] if PY >= (3, 14) else [])
 # 3.14's borrowing local reads, as the plain reads they behave like (the compiler uses

@@ -121,22 +121,40 @@ def qualname_scopes(qualname):
 
 
 def def_scopes(code):
-    """Where the def of ``code`` was written, as ``qualname_scopes`` gives it, when its
-    bytecode says so and depends on it: where qualified names are constants
-    (``QUALNAME_ON_STACK``), each function it makes loads ``<its qualname>.<locals>.<name>``,
-    so only text compiled in the same classes and functions can be bytecode-equal (the
-    checker compares the part below ``<locals>`` and proves the rest one instruction at a
-    time, at a cost that grows with the function). Empty elsewhere, and when no such
-    constant names it."""
-    if not V.QUALNAME_ON_STACK:
-        return ()
-    made = {c.co_name for c in code.co_consts if hasattr(c, "co_code")}
-    for const in code.co_consts:
-        if isinstance(const, str):
-            qualname, sep, name = const.rpartition(".<locals>.")
-            if sep and name in made and qualname.rpartition(".")[2] == code.co_name:
-                return qualname_scopes(qualname)
-    return ()
+    """Where the def of ``code`` was written, as ``qualname_scopes`` gives it, where its
+    bytecode depends on it: a class it makes stores its qualified name (``__qualname__ =
+    '<its qualname>.<locals>.C'``), before 3.11 so does each function it makes, and 3.14
+    flags a def right inside a class (``METHOD_FLAG``). Only text compiled in the same
+    classes and functions can then be bytecode-equal (elsewhere the checker proves the
+    rest one instruction at a time, at a cost that grows with the function, and a
+    class's name not at all). Empty elsewhere, and when nothing names the scopes."""
+    if V.QUALNAME_ON_STACK:  # (no ``co_qualname`` yet: read where it is recorded)
+        qualname = _recorded_qualname(code)
+    elif code.co_flags & V.METHOD_FLAG or _makes_class(code):
+        qualname = code.co_qualname
+    else:
+        qualname = None
+    return qualname_scopes(qualname) if qualname else ()
+
+
+def _recorded_qualname(code):
+    """The qualified name of ``code`` as the code it makes records it: the constant
+    ``<qualname>.<locals>.<name>`` a function is made with, or a class body stores."""
+    for made in code.co_consts:
+        if not hasattr(made, "co_code"):
+            continue
+        for const in code.co_consts if made.co_flags & _CO_OPTIMIZED else made.co_consts:
+            if isinstance(const, str):
+                qualname, sep, name = const.rpartition(".<locals>.")
+                if sep and name == made.co_name and qualname.rpartition(".")[2] == code.co_name:
+                    return qualname
+    return None
+
+
+def _makes_class(code):
+    """Whether a class body is among the code objects nested in ``code``."""
+    return any(hasattr(c, "co_code") and (not c.co_flags & _CO_OPTIMIZED or _makes_class(c))
+               for c in code.co_consts)
 
 
 def _wrap(source, code, scopes=(), binds_free=False):

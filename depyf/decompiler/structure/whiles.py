@@ -124,7 +124,10 @@ class Whiles:
         loop on one arm. Up to 3.9 every `while c:` looks so; 3.10+ compile it as
         `if c: do { body } while (c)`, and the head is a loop of its own only when a
         `continue` jumps back to it: then the do-while's latches are continues too.
-        None when the head is not such a test."""
+        The head of a `while c:` falls into the body and jumps away to leave (or, with
+        no body, jumps to itself); one that falls into the way out (a return, a raise)
+        is the `if c:` that starts a `while True:` body. None when the head is not such a
+        test."""
         if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP:
             return None
         trial = self._trial_condition(blk, stack)
@@ -142,6 +145,8 @@ class Whiles:
         if len(st) != len(stack) or (t_true in body) == (t_false in body):
             return None
         exit_ = t_false if t_true in body else t_true
+        if exit_ == self.cfg.fall(blk) and not folded and blk.id not in (t_true, t_false):
+            return None
         retests = self._retest_latches(blk.id, test, t_true, t_false, exit_, st)
         if retests is None:
             return None

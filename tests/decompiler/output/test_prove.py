@@ -71,6 +71,10 @@ _NESTED = (
     "                return [x + k for x in self]\n"
     "            def g(self):\n"
     "                return self\n"
+    "            def c(self):\n"
+    "                class C:\n"
+    "                    pass\n"
+    "                return C\n"
     "    def h():\n"
     "        return lambda: k\n"
     "    return A.B, h\n"
@@ -81,22 +85,31 @@ def _nested(name):
     namespace = {}
     exec(compile(_NESTED, "<test>", "exec"), namespace)
     cls, h = namespace["outer"](1)
-    return {"f": cls.f, "g": cls.g, "h": h}[name].__code__
+    return {"f": cls.f, "g": cls.g, "c": cls.c, "h": h}[name].__code__
 
 
-@pytest.mark.parametrize("name, scopes", [
-    ("f", (("function", "outer"), ("class", "A"), ("class", "B"))),
-    ("h", (("function", "outer"),)),
-    ("g", ()),  # makes no function: nothing in its bytecode says where it was
+_IN_B = (("function", "outer"), ("class", "A"), ("class", "B"))
+
+
+@pytest.mark.parametrize("name, before_311, since_311, on_314", [
+    ("f", _IN_B, (), _IN_B),
+    ("g", (), (), _IN_B),  # makes no function: no qualified name in its bytecode
+    ("c", _IN_B, _IN_B, _IN_B),  # the class stores its __qualname__
+    ("h", (("function", "outer"),), (), ()),  # no method: 3.14 compiles it the same anywhere
 ])
-def test_def_scopes_are_read_where_qualified_names_are_constants(name, scopes):
-    assert def_scopes(_nested(name)) == (scopes if V.QUALNAME_ON_STACK else ())
+def test_def_scopes_are_read_where_the_bytecode_depends_on_them(name, before_311, since_311,
+                                                                 on_314):
+    # before 3.11 from the qualified names it loads; then from co_qualname when it makes
+    # a class, and on 3.14 also for a def right inside a class (flagged CO_METHOD)
+    expected = before_311 if V.QUALNAME_ON_STACK else on_314 if V.METHOD_FLAG else since_311
+    assert def_scopes(_nested(name)) == expected
 
 
-@pytest.mark.parametrize("name", ["f", "h"])
-def test_a_def_that_makes_functions_is_bytecode_equal_in_its_own_scopes(name):
-    # before 3.11 the functions it makes load "outer.<locals>.A.B.f.<locals>.<listcomp>":
-    # compiled anywhere else, only the product machine could prove it (slowly)
+@pytest.mark.parametrize("name", ["f", "g", "c", "h"])
+def test_a_def_is_bytecode_equal_in_its_own_scopes(name):
+    # before 3.11 the functions it makes load "outer.<locals>.A.B.f.<locals>.<listcomp>",
+    # and 3.14 flags a method: compiled anywhere else, only the product machine could
+    # prove it (slowly)
     code = _nested(name)
     text = depyf.decompile(code)
     verdict = prove(code, text, name)
