@@ -237,12 +237,14 @@ def recompile(code, source, where, scopes=()):
 def prove(code, source, where, bindings=None, fixed_globals=()):
     """The equivalence checker's ``Verdict`` on ``source`` (a def named ``where``, or a
     standalone text whose counterpart is at the ``Place`` ``where``) against ``code``.
+    A def is compiled inside its own classes and functions first where its bytecode
+    depends on them (``def_scopes``), at the top level if that is not proven.
     ``bindings``: names the source uses for constants without a source form;
     ``fixed_globals``: see ``equivalent``."""
     from ...verify.equivalence import equivalent
     compare_name = isinstance(where, Place) or where == code.co_name
     scopes = def_scopes(code) if where == code.co_name else ()
-    if scopes:  # in the def's own scopes first; at the top level if that is not proven
+    if scopes:
         try:
             verdict = equivalent(code, recompile(code, source, where, scopes), bindings=bindings,
                                  fixed_globals=fixed_globals, compare_name=compare_name)
