@@ -73,6 +73,11 @@ SNIPPETS = {
                 pass
             it.done = True
     ''',
+    # 3.8/3.9 copy the bare `return` into the arm of `b or c` that falls into it
+    "or_in_conditional_expression_returned": '''
+        def f(a, b, c):
+            return (b or c) if a else c
+    ''',
     # `if c: pass` `else: B` keeps its empty arm: it compiles to a jump over B, which
     # `if not c: B` does not have
     "pass_arm_then_elif": '''

@@ -202,3 +202,15 @@ def compound_test_of_conditional_in_call(given, kwonly):
 @case((1, 0), (1, 1), (2, 0))
 def compound_test_of_conditional_in_return(given, kwonly):
     return (given, "was" if given == 1 and not kwonly else "were")
+
+
+@case(*BOOLS3)
+def or_in_conditional_expression_returned(a, b, c):
+    # 3.8/3.9 copy the bare `return` into the arm that falls into it: one arm returns
+    # `c` itself, the other brings `b` to the `return` the else arm ends in
+    return (b or c) if a else c
+
+
+@case(*[(a, b, c, "d") for a, b, c in BOOLS3])
+def and_in_conditional_expression_returned(a, b, c, d):
+    return (b and c) if a else d

@@ -197,6 +197,10 @@ class Conditions:
                                    lambda: t_false in self.cfg.reachable(t_true, set()))
                 if stmt is not None:
                     return [stmt], None, None
+            brought = self._return_copied_into_arm(ctx, (a_stmts, a_stack, true_stack),
+                                                   (b_stmts, b_stack, false_stack))
+            if brought is not None:
+                return [], ctx.stop, merge_stacks(test, *brought)
             if (ctx.stop is None and ctx.region_exit is not None and not (a_stmts or b_stmts)
                     and a_stack is not None and b_stack is not None and len(a_stack) == len(b_stack)):
                 # both arms bring the value out of a protected region (3.11+: the `return`
@@ -211,6 +215,23 @@ class Conditions:
                            function=self.code.co_name)
         return [], merge, merge_stacks(test, a_stack, b_stack,
                                        lambda: t_false in self.cfg.reachable(t_true, {merge}))
+
+    def _return_copied_into_arm(self, ctx, a, b):
+        """The stacks two arms ``(stmts, stack at the end, stack at the start)`` bring to
+        the end of the enclosing construct when that end only returns and one arm
+        returns its value itself, through a copy of that `return` (3.8/3.9 copy a
+        bare return into the arm that falls into it: `return (b or c) if a else c`):
+        that arm brings its value there too. None otherwise."""
+        if ctx.stop is None or not self._bare_return(ctx.stop):
+            return None
+        for (own, own_end, own_start), (other, other_end, _) in ((a, b), (b, a)):
+            if other or other_end is None or own_end is not None or len(own) != 1 or \
+                    not isinstance(own[0], ast.Return) or own[0].value is None or \
+                    len(other_end) != len(own_start) + 1:
+                continue
+            brought = list(own_start) + [own[0].value]
+            return (other_end, brought) if own is b[0] else (brought, other_end)
+        return None
 
     def _compound(self, blk, test, t_true, t_false, ctx, stack, line=None):
         """Fold short-circuit conditions (`a and b`, `a or not b`, ...) into one test.
