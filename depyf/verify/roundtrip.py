@@ -19,14 +19,13 @@ is found at its known position in the wrapper, or failing that anywhere, as a co
 with the original's ``co_name``.
 """
 import __future__
-import io
 import re
 import signal
 import threading
-import tokenize
 import time
 from collections import namedtuple
 
+from ..decompiler.output.prove import string_continuations
 from .normalize import first_difference, normalize
 from .stdlib_corpus import is_function_like
 
@@ -112,10 +111,10 @@ def original_texts(source):
     def decompile(code):
         node = defs[(code.co_name, code.co_firstlineno)]
         lines = all_lines[node.lineno - 1:node.end_lineno]
-        inside = _multiline_token_lines("".join(lines))
+        inside = string_continuations("".join(lines))
         cut = node.col_offset
         return "".join(line if i in inside else (line[cut:] if line.strip() else "\n")
-                       for i, line in enumerate(lines, 1))
+                       for i, line in enumerate(lines))
     return decompile
 
 
@@ -135,25 +134,13 @@ def original_source(code):
     return _ORIGINAL_TEXTS[path](code)
 
 
-def _multiline_token_lines(text):
-    """1-based numbers of lines that continue a token begun on an earlier line."""
-    inside = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.end[0] > tok.start[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
-                inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass  # broken text: indent every line; the compile step reports the problem
-    return inside
-
-
 def indent_code(text, prefix):
     """``textwrap.indent`` that does not touch lines inside multi-line strings."""
-    inside = _multiline_token_lines(text)
+    inside = string_continuations(text)
     lines = text.splitlines(True)
     return "".join(
         line if (i in inside or not line.strip()) else prefix + line
-        for i, line in enumerate(lines, 1)
+        for i, line in enumerate(lines)
     )
 
 

@@ -34,29 +34,18 @@ def _indent(lines):
             for line, inside in lines]
 
 
-_STRING_STARTS = frozenset(getattr(tokenize, n) for n in ("FSTRING_START", "TSTRING_START")
-                           if hasattr(tokenize, n))
-_STRING_ENDS = frozenset(getattr(tokenize, n) for n in ("FSTRING_END", "TSTRING_END")
-                         if hasattr(tokenize, n))
-
-
-def _string_continuations(source):
-    """Indexes of the lines of ``source`` that continue a multi-line string (a docstring
-    above all): their leading spaces are the string's, and indenting them would change
-    it. Only triple-quoted strings span lines in printed code."""
-    if '"""' not in source and "'''" not in source:
-        return frozenset()
-    inside, opened = set(), []
+def string_continuations(text):
+    """Indexes (from 0) of the lines of ``text`` that continue a token begun on an
+    earlier line: a multi-line string, whose leading spaces are the string's (indenting
+    them would change it). Broken text gives what was read before the error (compiling
+    it will say what is wrong)."""
+    inside = set()
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type in _STRING_STARTS:  # 3.12+: f-strings come in pieces
-                opened.append(tok.start[0])
-            elif tok.type in _STRING_ENDS and opened:
-                inside.update(range(opened.pop(), tok.end[0]))
-            elif tok.type == tokenize.STRING:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.end[0] > tok.start[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
                 inside.update(range(tok.start[0], tok.end[0]))
     except (tokenize.TokenError, SyntaxError):
-        return frozenset()  # (not valid Python: compiling it will say so)
+        pass
     return inside
 
 
@@ -175,7 +164,9 @@ def _wrap(source, code, scopes=(), binds_free=False):
         functions.append(len(blocks) - 1)
     lines = source.splitlines()
     if blocks:
-        strings = _string_continuations(source)
+        # (only triple-quoted strings span lines in printed code)
+        strings = string_continuations(source) \
+            if '"""' in source or "'''" in source else ()
         lines = [(line, k in strings) for k, line in enumerate(lines)]
         for i in reversed(range(len(blocks))):
             kind, name = blocks[i]

@@ -224,13 +224,14 @@ class Conditions:
         that arm brings its value there too. None otherwise."""
         if ctx.stop is None or not self._bare_return(ctx.stop):
             return None
-        for (own, own_end, own_start), (other, other_end, _) in ((a, b), (b, a)):
+        for own_is_a in (True, False):
+            (own, own_end, own_start), (other, other_end, _) = (a, b) if own_is_a else (b, a)
             if other or other_end is None or own_end is not None or len(own) != 1 or \
                     not isinstance(own[0], ast.Return) or own[0].value is None or \
                     len(other_end) != len(own_start) + 1:
                 continue
             brought = list(own_start) + [own[0].value]
-            return (other_end, brought) if own is b[0] else (brought, other_end)
+            return (brought, other_end) if own_is_a else (other_end, brought)
         return None
 
     def _compound(self, blk, test, t_true, t_false, ctx, stack, line=None):
