@@ -80,7 +80,7 @@ def stages(items):
     import depyf.decompiler.api as api
     import depyf.decompiler.output.prove as prove
     import depyf.decompiler.session as session
-    import depyf.verify.equivalence as equivalence
+    import depyf.equivalence as equivalence
 
     spent = {}
     wrapped = [(session, "normalize", "normalize the instructions"),

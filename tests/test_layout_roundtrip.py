@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 import depyf
-from depyf.verify.normalize import first_difference, normalize
+from depyf.equivalence.normalize import first_difference, normalize
 
 SNIPPETS = {
     # `not (a is b and c)`: pushing the `not` inside would turn the `is` into `is not`

@@ -12,7 +12,7 @@ import dis
 
 import depyf
 from depyf.verify import collect_targets
-from depyf.verify.equivalence import equivalent
+from depyf.equivalence import equivalent
 from depyf.verify.roundtrip import FUTURE_FLAGS, find_function, wrap_source
 
 

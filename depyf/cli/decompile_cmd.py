@@ -1,6 +1,7 @@
 """``depyf decompile TARGET [--check]``: print the source of a file, module or function."""
 import argparse
 
+from ..equivalence import Verdict, equivalent
 from ..errors import DecompilationError, UnprovenError
 from ..decompiler.api import Decompiler, _unwrap
 from ..decompiler.modules import decompile_module
@@ -90,8 +91,6 @@ def _decompile(found):
 def _module_verdict(found, text):
     """A module is not proven while decompiling (``decompile_module``): compile the text
     and compare the two module code objects with the equivalence checker."""
-    from ..verify.equivalence import Verdict, equivalent
-
     try:
         recompiled = compile(text, found.filename, "exec", dont_inherit=True)
     except SyntaxError as exc:

@@ -45,7 +45,7 @@ The folders are the stages, in the order data flows through them::
                                  adds to class and module bodies; global/nonlocal)
     output/           printer    ast -> text
                       prove      recompile the text in the original's scope and ask the
-                                 equivalence checker (``depyf.verify.equivalence``)
+                                 equivalence checker (``depyf.equivalence``)
 
 Around the stages::
 

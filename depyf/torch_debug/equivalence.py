@@ -6,7 +6,7 @@
   names, flags (varargs, generator, ...), free and cell variables, and the original
   frame's local variables as a prefix of ``co_varnames`` (Dynamo copies the caller's
   locals into the new frame by position);
-* the equivalence checker (``depyf.verify.equivalence``, the same one the decompiler
+* the equivalence checker (``depyf.equivalence``, the same one the decompiler
   proves its output with): the same observable operations in the same order, under the
   same conditions and exception handlers, with the lists Dynamo shares through the stack
   and mutates in place followed as objects; ``__compiled_fn_<K>_<uuid>`` is compared as
@@ -18,7 +18,7 @@
 """
 import inspect
 
-from ..verify.equivalence import equivalent
+from ..equivalence import equivalent
 from . import proxy_run
 
 _FLAG_MASK = (

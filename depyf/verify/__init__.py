@@ -12,17 +12,19 @@ function and method in them (at any depth):
    lambdas, comprehensions and defs included (*bytecode-equal*).
 
 It also counts the ``__temp`` names the decompiler introduced and times each call.
-Stages, one module each: ``stdlib_corpus`` (which code objects), ``normalize`` (what
-"equal" means; its docstring is the definition), ``roundtrip`` (one object), ``report``
-(tables, JSON, the failure worklist). ``docs/verify.md`` explains the whole method.
+Stages, one module each: ``stdlib_corpus`` (which code objects), ``roundtrip`` (one
+object), ``report`` (tables, JSON, the failure worklist); what "equal" means is
+``depyf.equivalence.normalize`` (its docstring is the definition). ``docs/verify.md``
+explains the whole method.
 
-``equivalent(original, candidate) -> Verdict`` (from ``equivalence``) is the checker the
-decompiler proves every result with; the round trip also reports its verdict.
+``equivalent(original, candidate) -> Verdict`` (``depyf.equivalence``, the layer under
+everything that proves) is the checker the decompiler proves every result with; the
+round trip also reports its verdict, and this package re-exports it.
 """
 import time
 
 from . import stdlib_corpus
-from .equivalence import Verdict, equivalent
+from ..equivalence import Verdict, equivalent
 from .roundtrip import Result, check, default_decompile, not_run
 
 __all__ = ["run", "collect_targets", "check", "Result", "equivalent", "Verdict"]

@@ -39,7 +39,7 @@ import zlib
 from collections import Counter, namedtuple
 
 from .mutants import KINDS, Scope, apply, describe, sites
-from .normalize import normalize
+from ..equivalence.normalize import normalize
 from .roundtrip import (FUTURE_FLAGS, DecompileTimeout, _wrappers, find_function,
                         first_line, original_texts, time_limit, wrap_source)
 
@@ -104,7 +104,7 @@ def mutate(subject, kinds=KINDS, per_kind=1, seed=0, timeout=10.0, check=None,
     """The outcomes of up to ``per_kind`` counted mutants per kind of one subject.
     ``counts`` (a Counter) receives ``(kind, "sites"/"counted")`` tallies."""
     if check is None:
-        from .equivalence import equivalent as check
+        from ..equivalence import equivalent as check
     target = subject.target
     found = sites(subject.function(subject.tree), subject.scope)
     base_form = normalize(subject.baseline)
@@ -167,7 +167,7 @@ def proven_subject(target, timeout, check=None, text_of=None):
     ``(None, why)``."""
     import depyf
     if check is None:
-        from .equivalence import equivalent as check
+        from ..equivalence import equivalent as check
     if text_of is None:
         text_of = lambda code: depyf.Decompiler(code).decompile()  # noqa: E731
     try:

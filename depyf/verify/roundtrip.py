@@ -26,7 +26,7 @@ import time
 from collections import namedtuple
 
 from ..decompiler.output.prove import string_continuations
-from .normalize import first_difference, normalize
+from ..equivalence.normalize import first_difference, normalize
 from .stdlib_corpus import is_function_like
 
 OUTER_NAME = "__depyf_outer__"
@@ -39,7 +39,7 @@ for _feature in __future__.all_feature_names:
 # "locate", "compare", or "not run" when the run's time budget was spent) or None; ``category`` groups failures for the worklist; ``reason``
 # is the first line of the failure.
 # ``proven``: the recompiled code is bytecode-equal or the equivalence checker proved it
-# equivalent (``depyf.verify.equivalence``); ``proof`` says which, or why not.
+# equivalent (``depyf.equivalence``); ``proof`` says which, or why not.
 Result = namedtuple(
     "Result",
     "module qualname firstlineno decompiled compiles equal seconds temps stage category reason "
@@ -316,7 +316,7 @@ def check(target, decompile=default_decompile, timeout=10.0):
 
 def prove(original, recompiled):
     """The equivalence checker's verdict on a round trip (never raises)."""
-    from .equivalence import Verdict, equivalent
+    from ..equivalence import Verdict, equivalent
     try:
         return equivalent(original, recompiled)
     except Exception as exc:  # a checker bug is data too

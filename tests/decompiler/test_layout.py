@@ -1,6 +1,7 @@
-"""The shape of the package, checked: the rules of issue 10 that code review forgets.
+"""The shape of the package, checked: the rules that code review forgets.
 
-- the import graph of ``depyf/`` (top-level and function-level imports) has no cycle;
+- the import graph of ``depyf/`` (top-level and function-level imports) has no cycle,
+  and its layers import only downwards (``LAYERS``);
 - no module of the decompiler is over 400 lines, no function over 80 (except where
   ``LONG`` says why);
 - stages pass facts about nodes through ``depyf.decompiler.facts``, never as private
@@ -91,6 +92,54 @@ def find_cycle(edges):
 def test_import_graph_has_no_cycle():
     cycle = find_cycle(import_graph(_modules(PACKAGE)))
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+# Each package of depyf and the packages it may import (besides itself and the
+# modules at the top, ``depyf.errors``...): the proof sits under everything that proves.
+LAYERS = {
+    "depyf.bytecode": set(),
+    "depyf.equivalence": {"depyf.bytecode"},
+    "depyf.decompiler": {"depyf.bytecode", "depyf.equivalence"},
+    "depyf.verify": {"depyf.bytecode", "depyf.equivalence", "depyf.decompiler"},
+}
+
+
+def _package_of(module):
+    return next((p for p in LAYERS if module == p or module.startswith(p + ".")), None)
+
+
+def layer_violations(edges):
+    """``(importer, imported)`` pairs where a layer of ``LAYERS`` imports a package of
+    depyf it may not."""
+    bad = []
+    for name, targets in sorted(edges.items()):
+        own = _package_of(name)
+        if own is None:
+            continue
+        for target in sorted(targets):
+            other = target.split(".")[:2]
+            other = ".".join(other) if len(other) == 2 and other[0] == "depyf" else None
+            if other is None or other == own or other not in _subpackages(edges):
+                continue
+            if other not in LAYERS[own]:
+                bad.append((name, target))
+    return bad
+
+
+def _subpackages(edges):
+    return {".".join(m.split(".")[:2]) for m in edges if m.count(".") >= 2 or m in LAYERS}
+
+
+def test_layers_import_downwards_only():
+    bad = layer_violations(import_graph(_modules(PACKAGE)))
+    assert not bad, "imports against the layers: " + ", ".join("%s -> %s" % b for b in bad)
+
+
+def test_layer_check_finds_an_upward_import():
+    edges = {"depyf.equivalence.machine": {"depyf.decompiler.api", "depyf.bytecode.raw"},
+             "depyf.decompiler.api": {"depyf.equivalence"}, "depyf.bytecode.raw": set(),
+             "depyf.equivalence": set()}
+    assert layer_violations(edges) == [("depyf.equivalence.machine", "depyf.decompiler.api")]
 
 
 def test_cycle_finder_finds_one():

@@ -2,7 +2,7 @@
 
 The text is compiled in a shape that gives it the original's scope (free variables stay
 free, a ``__class__`` cell for ``super()``), and the recompiled code object is compared
-with the original by the equivalence checker (``depyf.verify.equivalence``): the same
+with the original by the equivalence checker (``depyf.equivalence``): the same
 observable operations, in the same order, under the same conditions and exception
 handlers. Anything short of a proof is reported, never returned silently.
 """
@@ -11,6 +11,7 @@ import tokenize
 from collections import namedtuple
 
 from ...bytecode import raw
+from ...equivalence import equivalent
 from ...bytecode import versions as V
 from ..mismatch import Mismatch
 
@@ -232,7 +233,6 @@ def prove(code, source, where, bindings=None, fixed_globals=()):
     depends on them (``def_scopes``), at the top level if that is not proven.
     ``bindings``: names the source uses for constants without a source form;
     ``fixed_globals``: see ``equivalent``."""
-    from ...verify.equivalence import equivalent
     compare_name = isinstance(where, Place) or where == code.co_name
     scopes = def_scopes(code) if where == code.co_name else ()
     if scopes:

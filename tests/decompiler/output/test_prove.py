@@ -7,7 +7,7 @@ from depyf.decompiler.mismatch import Mismatch
 from depyf.bytecode import versions as V
 from depyf.decompiler.output.prove import def_scopes, prove, recompile
 from depyf.errors import UnprovenError
-from depyf.verify.equivalence import equivalent
+from depyf.equivalence import equivalent
 
 
 def _code(source, name="f"):

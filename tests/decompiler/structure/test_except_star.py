@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 import depyf
-from depyf.verify.normalize import first_difference, normalize
+from depyf.equivalence.normalize import first_difference, normalize
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 11), reason="except* needs Python 3.11")
 

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 import depyf
-from depyf.verify.normalize import first_difference, normalize
+from depyf.equivalence.normalize import first_difference, normalize
 
 SOURCES = [
     # a conditional expression returned: 3.12+ copies the return into each arm, so a

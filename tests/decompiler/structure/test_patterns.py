@@ -9,7 +9,7 @@ import pytest
 import depyf
 from depyf.decompiler.structure import patterns
 from depyf.decompiler.flow.instructions import normalize as normalize_instructions
-from depyf.verify.normalize import first_difference, normalize
+from depyf.equivalence.normalize import first_difference, normalize
 
 needs_match = pytest.mark.skipif(sys.version_info < (3, 10), reason="match needs Python 3.10")
 

@@ -3,7 +3,7 @@ parts (a call in a subscript) while the assigned value waits on the stack."""
 import textwrap
 
 import depyf
-from depyf.verify.normalize import first_difference, normalize
+from depyf.equivalence.normalize import first_difference, normalize
 
 
 def _function(source, name="f"):

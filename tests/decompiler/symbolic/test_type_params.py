@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 import depyf
-from depyf.verify.normalize import first_difference, normalize
+from depyf.equivalence.normalize import first_difference, normalize
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameters need Python 3.12")
 

@@ -1,12 +1,12 @@
-"""depyf.verify.layout: layout-equal accepts the same program laid out another way and
+"""depyf.equivalence.layout: layout-equal accepts the same program laid out another way and
 nothing else (each rejected pair below differs in what it does)."""
 import pytest
 
 from depyf.bytecode import versions as V
 
-from depyf.verify.equivalence import equivalent
-from depyf.verify.layout import layout_equal
-from depyf.verify.normalize import normalize
+from depyf.equivalence import equivalent
+from depyf.equivalence.layout import layout_equal
+from depyf.equivalence.normalize import normalize
 
 
 def _code(src, name="f"):
@@ -77,7 +77,7 @@ def test_the_checker_says_how():
 
 
 def test_same_code_ignores_where_not_what():
-    from depyf.verify.equivalence import _same_code
+    from depyf.equivalence import _same_code
     a = _code("def f(x):\n    return x + 1\n")
     moved = _code("\n\n\ndef g(x):\n\n    return x + 1\n", "g")
     assert _same_code(a, moved)

@@ -3,8 +3,8 @@ import sys
 
 import pytest
 
-from depyf.verify.equivalence import equivalent
-from depyf.verify.normalize import first_difference, normalize, normalize_const
+from depyf.equivalence import equivalent
+from depyf.equivalence.normalize import first_difference, normalize, normalize_const
 
 
 def func(source, name="f", prefix=""):

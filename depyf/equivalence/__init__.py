@@ -26,13 +26,15 @@ variables. When a code object does something the model does not cover, the verdi
 import inspect
 from types import CodeType
 
-from ...bytecode import versions as V
+from ..bytecode import versions as V
 from . import ops_blocks, ops_build, ops_calls, ops_data, ops_flow, ops_items
 from .codeinfo import CodeInfo
 from .compare import Pairing
 from .frame import Frame, StackUnderflow
+from .layout import layout_equal
 from .machine import Machine, ModelLimit, generator_start_stack
 from .merge import ProductState
+from .normalize import normalize
 from .product import Difference, Explorer
 from .terms import Registry, const
 
@@ -276,10 +278,8 @@ def _relocated(a, b, name=None):
 
 
 def _cheap_proof(a, b):
-    """"bytecode-equal" or "layout-equal" (``verify.layout``) when one of those settles
+    """"bytecode-equal" or "layout-equal" (``layout``) when one of those settles
     it, else None (the product machine must run)."""
-    from ..layout import layout_equal
-    from ..normalize import normalize
     if _same_code(a, b):
         return "bytecode-equal"
     na, nb = normalize(a), normalize(b)

@@ -1,6 +1,6 @@
 """Opcodes that move and build values: the stack, local variables, cells, globals and
 names, constants, tuples/lists/sets/dicts and their in-place updates, unpacking."""
-from ...bytecode import versions as V
+from ..bytecode import versions as V
 from .machine import Event, ModelLimit, OK, OK0, RAISES, opcode_table, pop_apply
 from .terms import NULL, UNBOUND
 

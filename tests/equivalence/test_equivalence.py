@@ -1,4 +1,4 @@
-"""The equivalence checker (``depyf.verify.equivalence``): what it proves and what it
+"""The equivalence checker (``depyf.equivalence``): what it proves and what it
 refuses, on pairs of programs. Each "different" pair is a way to compute something else
 that a decompiler could produce; each "equivalent" pair differs only in what the checker
 is meant to be blind to."""
@@ -308,7 +308,7 @@ _NESTED = "def f(x):\n    g = lambda y: y + x\n    return [g(i) for i in x]\n"
 def test_nested_code_in_another_place_is_bytecode_equal_by_code_equality():
     """The shortcut compares code objects with CPython's own equality once the place
     (file, lines, qualified name) is the original's, nested code objects included."""
-    from depyf.verify.equivalence import _same_code
+    from depyf.equivalence import _same_code
 
     original = _def(_NESTED)
     moved = _def("\n\n\nclass C:\n    pass\n" + _NESTED, "f", "<b>")
@@ -323,7 +323,7 @@ def test_nested_code_in_another_place_is_bytecode_equal_by_code_equality():
     "def f(x):\n    def g(y):\n        return y + x\n    return [g(i) for i in x]\n",  # nested name
 ], ids=["body", "parameter", "name"])
 def test_nested_code_that_differs_is_not_taken_for_the_same(changed):
-    from depyf.verify.equivalence import _same_code
+    from depyf.equivalence import _same_code
 
     assert not _same_code(_def(_NESTED), _def(changed))
 
@@ -340,7 +340,7 @@ def test_the_nested_flag_alone_does_not_stop_the_shortcut():
     the original has not; normalized bytecode leaves the flag out, and so does the
     code-equality shortcut (the kind flags still count)."""
     import inspect
-    from depyf.verify.equivalence import _same_code
+    from depyf.equivalence import _same_code
 
     # (no nested code: up to 3.10 a nested function's qualified name is a constant of
     # the code that makes it, and it differs inside a wrapper)

@@ -3,9 +3,9 @@ gives them (every version's own opnames; nothing rewritten), jump targets and ex
 handlers as instruction indexes, and the source line of each instruction for reports."""
 import bisect
 
-from ...bytecode import exctable
-from ...bytecode import raw as raw_reader
-from ...bytecode import versions as V
+from ..bytecode import exctable
+from ..bytecode import raw as raw_reader
+from ..bytecode import versions as V
 
 class Handler:
     """Where an exception raised at an instruction goes (3.11+ exception table)."""
