@@ -315,7 +315,7 @@ JUMP_REPR_FROM = frozenset(["END_ASYNC_FOR"])
 # (a class by its name), LOAD_SPECIAL's method name, IS_OP's / CONTAINS_OP's operator.
 DIS_NAMES_SPECIAL_ARGS = PY >= (3, 14)
 
-# -- 3.14: the verifier (verify/normalize.py, the equivalence checker) -------------------
+# -- 3.14: the verifier (equivalence/normalize.py, the equivalence checker) -------------------
 # 3.14 marks a docstring with the code flag CO_HAS_DOCSTRING (``inspect.CO_HAS_DOCSTRING``);
 # without it ``co_consts[0]`` is just the first constant the compiler met (also one that
 # folding or LOAD_SMALL_INT left unreferenced). Before 3.14 a function's ``co_consts[0]``
