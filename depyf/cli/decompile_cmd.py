@@ -1,10 +1,8 @@
 """``depyf decompile TARGET [--check]``: print the source of a file, module or function."""
 import argparse
 
-from ..equivalence import Verdict, equivalent
 from ..errors import DecompilationError, UnprovenError
 from ..decompiler.api import Decompiler, _unwrap
-from ..decompiler.modules import decompile_module
 from . import targets
 from .output import CliError, note, print_source
 
@@ -14,8 +12,11 @@ what the decompiler makes of your code), or a module, function, class or method 
 name. A .py file and a module are read, never run; MODULE:QUALNAME imports the module
 to find the object (so its defaults and annotations come with it).
 
-Every function's source is proven to do what its bytecode does (see --check). Source
-that could not be proven is still printed, under a comment saying so, with a warning."""
+Everything printed is proven to do what its bytecode does: a module's text is compiled
+on its own and every function and class in it checked against its original (see
+--check). What is not proven is refused (exit status 1, each unproven function and
+why on stderr); --allow-unproven prints it anyway, each unproven function under a
+"# depyf: NOT PROVEN" comment, and still exits 1."""
 
 _EPILOG = """\
 targets:
@@ -31,9 +32,9 @@ examples:
   depyf decompile script.py:Model.forward
   depyf decompile json.decoder:JSONDecoder.decode --check
 
-exit status: 0 printed (and, with --check, proven); 1 the target cannot be decompiled
-(missing file, another Python's .pyc, no such module or attribute, a builtin...) or,
-with --check, not proven; 2 a malformed command line."""
+exit status: 0 printed and proven; 1 not proven (printed only with --allow-unproven),
+or the target cannot be decompiled (missing file, another Python's .pyc, no such module
+or attribute, a builtin...); 2 a malformed command line."""
 
 
 def add_parser(commands):
@@ -44,7 +45,11 @@ def add_parser(commands):
     p.add_argument("target", metavar="TARGET", help="FILE.pyc, FILE.py[:QUALNAME] or MODULE[:QUALNAME]")
     p.add_argument("--check", action="store_true",
                    help="also print the verification verdict (on stderr): proven equivalent "
-                        "to the bytecode, and how, or why not; exit 1 when not proven")
+                        "to the bytecode, and how, or why not")
+    p.add_argument("--allow-unproven", action="store_true",
+                   help="print source that is not proven too, each unproven function or "
+                        "class under a '# depyf: NOT PROVEN' comment (the exit status is "
+                        "still 1)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="highlight the source (needs rich; auto: only on a terminal)")
     p.set_defaults(handler=handle)
@@ -54,25 +59,29 @@ def add_parser(commands):
 def handle(args):
     found = targets.find(args.target)
     try:
-        text, verdict = _decompile(found)
+        text, verdict = _decompile(found, args.allow_unproven)
+    except UnprovenError as exc:
+        if args.check:
+            note("depyf decompile --check: %s: %s" % (found.label, describe(exc.verdict)))
+        raise CliError("%s: not proven to do what the bytecode does, so not printed (%s); "
+                       "--allow-unproven prints it under a NOT PROVEN comment"
+                       % (found.label, _first_line(exc.verdict.reason))) from None
     except DecompilationError as exc:
         raise CliError("%s: %s" % (found.label, exc)) from None
     print_source(text, args.color)
     if args.check:
         note("depyf decompile --check: %s: %s" % (found.label, describe(verdict)))
-        return 0 if verdict else 1
-    if not verdict:
+    elif not verdict:
         note("depyf decompile: warning: %s: the source above is NOT proven to do what the "
              "bytecode does (%s); --check says more" % (found.label, _first_line(verdict.reason)))
-    return 0
+    return 0 if verdict else 1
 
 
-def _decompile(found):
-    """``(source text, Verdict)``; unproven text comes back with its verdict."""
-    if found.module:
-        text = decompile_module(found.code)
-        return text, _module_verdict(found, text)
-    target = found.obj if found.obj is not None else found.code
+def _decompile(found, allow_unproven):
+    """``(source text, verdict)``: the proven text, or with ``allow_unproven`` the text
+    under NOT PROVEN comments; ``UnprovenError`` otherwise. A module's code object is
+    decompiled as a whole module."""
+    target = found.code
     if found.obj is not None:
         try:
             code, fn = _unwrap(found.obj)
@@ -81,22 +90,8 @@ def _decompile(found):
                            % (found.label, type(found.obj).__name__)) from None
         target = fn if fn is not None else code
     decompiler = Decompiler(target)
-    try:
-        text = decompiler.decompile()
-    except UnprovenError:
-        text = decompiler.decompile(allow_unproven=True)
+    text = decompiler.decompile(allow_unproven=allow_unproven)
     return text, decompiler.verdict
-
-
-def _module_verdict(found, text):
-    """A module is not proven while decompiling (``decompile_module``): compile the text
-    and compare the two module code objects with the equivalence checker."""
-    try:
-        recompiled = compile(text, found.filename, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return Verdict(False, "the decompiled module does not compile: %s (line %s)"
-                       % (exc.msg, exc.lineno), different=True)
-    return equivalent(found.code, recompiled, compare_name=False)
 
 
 def describe(verdict):

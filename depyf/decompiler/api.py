@@ -10,8 +10,9 @@ import ast
 import functools
 import types
 
-from ..errors import (DecompilationError, InternalError, UnprovenError, UnsupportedInstruction,
-                      UnsupportedShape)
+from ..errors import UnprovenError
+from .boundary import TOO_DEEP, NOT_PROVEN, public_error, public_errors
+from . import modules
 from .mismatch import Mismatch
 from .symbolic import deferred
 from .symbolic import generics
@@ -24,42 +25,6 @@ from .output.prove import prove
 from .session import READINGS, READINGS_TRIED, DecompileSession
 
 __all__ = ["Decompiler", "decompile", "public_error", "public_errors", "READINGS"]
-
-_TOO_DEEP = "nesting too deep to decompile"
-
-
-def public_error(err, function, readings=READINGS_TRIED):
-    """The ``DecompilationError`` a user sees for an internal ``Mismatch``."""
-    where = dict(function=err.function or function, opname=err.opname, offset=err.offset)
-    if err.unsupported:
-        return UnsupportedInstruction(err.reason, **where)
-    return UnsupportedShape(err.reason, readings=readings, **where)
-
-
-class public_errors:
-    """The public boundary around the stages' work on ``function`` (a context manager):
-    a ``Mismatch`` no reading got past becomes its ``public_error``, a ``RecursionError``
-    (code nested deeper than the stages recurse) an ``UnsupportedShape``, and any other
-    exception a stage lets out an ``InternalError`` whose ``cause`` is that exception.
-    A plain class, not a generator: it is entered once per decompiled function."""
-
-    __slots__ = ("function",)
-
-    def __init__(self, function):
-        self.function = function
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, exc, tb):
-        if kind is None or issubclass(kind, DecompilationError) or not issubclass(kind, Exception):
-            return False
-        if issubclass(kind, Mismatch):
-            raise public_error(exc, self.function) from None
-        if issubclass(kind, RecursionError):
-            raise public_error(Mismatch(_TOO_DEEP), self.function) from None
-        raise InternalError("unexpected %s: %s" % (kind.__name__, exc), cause=exc,
-                            function=self.function) from exc
 
 
 class Decompiler:
@@ -108,11 +73,15 @@ class Decompiler:
         standalone form (``standalone``), proven on the code object it compiles to. When
         the first reading of the bytecode is not proven, the others in ``READINGS`` are
         tried. Nothing proven: ``UnprovenError``, or with
-        ``allow_unproven`` the first reading's text under a comment saying why."""
+        ``allow_unproven`` the first reading's text under a comment saying why. A
+        module's code object gives the whole module (``modules.decompile_module``)."""
         given = overwrite_fn_name or overwite_fn_name
         return self._public(self._decompile, given, indentation, temp_prefix, allow_unproven)
 
     def _decompile(self, given, indentation, temp_prefix, allow_unproven):
+        if modules.is_module(self.code):
+            text, self.verdict = modules.module_source(self.code, indentation, allow_unproven)
+            return text
         refused = []
         for reading in READINGS:
             try:
@@ -129,8 +98,7 @@ class Decompiler:
         text, bindings, verdict = refused[0]
         self.bindings, self.verdict = bindings, verdict
         if allow_unproven:
-            return "# depyf: NOT PROVEN to do what the bytecode does: %s\n%s" % (
-                verdict.reason.splitlines()[0], text)
+            return "%s\n%s" % (NOT_PROVEN % verdict.reason.splitlines()[0], text)
         raise UnprovenError("the decompiled source is not proven to do what the bytecode "
                             "does (%s)" % verdict.reason, source=text, verdict=verdict,
                             function=self.code.co_name)
@@ -146,7 +114,7 @@ class Decompiler:
             node = self.to_ast(given or self.code.co_name, temp_prefix, reading)
             return unparse(node, indentation), node.name, self.bindings
         except RecursionError:
-            raise Mismatch(_TOO_DEEP, function=self.code.co_name) from None
+            raise Mismatch(TOO_DEEP, function=self.code.co_name) from None
 
     def _standalone(self, given, temp_prefix, reading):
         """The standalone form of a comprehension, generator expression, class body or

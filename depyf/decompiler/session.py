@@ -62,6 +62,8 @@ class DecompileSession:
         # the FuncMarkers of the MAKE_FUNCTIONs run in the bodies being read: those not made
         # into a def statement may be values in the tree, awaiting ``_materialize``
         self.functions_made = []
+        # id(code object) -> the def or class statement read from it (``made_statement``)
+        self._statements_made = {}
 
     def mangle(self, name):
         """``name`` as the code being decompiled stores it (private names in classes)."""
@@ -199,7 +201,13 @@ class DecompileSession:
                    decorator_list=list(fm.decorators), returns=returns, type_comment=None)
         if hasattr(ast, "TypeVar"):
             node.type_params = list(fm.type_params)
+        self._statements_made[id(code)] = node
         return node
+
+    def made_statement(self, code):
+        """The ``def`` or ``class`` statement read from ``code`` in this session, or None
+        (code read as a lambda, a comprehension, or not read here)."""
+        return self._statements_made.get(id(code))
 
     def lazy_expression(self, code, starred=False):
         """The expression a lazily evaluated function returns (3.12+: a type parameter's
@@ -273,6 +281,7 @@ class DecompileSession:
                             body=cleaned or [ast.Pass()], decorator_list=[])
         if hasattr(ast, "TypeVar"):
             node.type_params = []
+        self._statements_made[id(code)] = node
         call = ast.Call(func=E.name("__build_class__"), args=[], keywords=[])
         facts.note(call, Fact.CLASS_DEF, node)
         return call

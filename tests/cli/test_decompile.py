@@ -120,7 +120,7 @@ def test_function_of_a_module_is_imported_with_its_defaults(depyf, src):
     ("json.decoder", "class JSONDecoder"),
     ("json.decoder:JSONDecoder.decode", "def decode(self, s"),
     ("json.decoder:JSONDecoder", "def raw_decode(self, s"),  # a class: its body
-    ("os:path", "def join("),  # an attribute that is a module
+    ("json:decoder", "class JSONDecoder"),  # an attribute that is a module
 ])
 def test_stdlib_targets(depyf, target, expected):
     r = depyf("decompile", target)
@@ -233,14 +233,48 @@ sys.exit(main(sys.argv[1:]))
 '''
 
 
-def test_unproven_source_is_printed_with_a_warning(python, src):
+def test_unproven_function_is_refused_unless_allowed(python, src):
     r = python(["-c", _UNPROVEN, "decompile", "%s:add" % src])
-    assert r.rc == 0, r
+    assert r.rc == 1 and r.out == "", r
+    assert "not proven" in r.err and "made-up difference" in r.err and "--allow-unproven" in r.err
+    r = python(["-c", _UNPROVEN, "decompile", "%s:add" % src, "--allow-unproven"])
+    assert r.rc == 1, r
     assert r.out.startswith("# depyf: NOT PROVEN") and "def add(a, b):" in r.out
     assert "warning" in r.err and "NOT proven" in r.err and "made-up difference" in r.err
     r = python(["-c", _UNPROVEN, "decompile", "%s:add" % src, "--check"])
     assert r.rc == 1, r
     assert "NOT proven: a difference was found: made-up difference" in r.err
+
+
+# a module whose text comes back with one function wrong (the printed tree is changed
+# after the stages): the module's proof names that function
+_UNPROVEN_MODULE = '''
+import ast, sys
+import depyf.decompiler.modules as modules
+real = modules.unparse
+def wrong(tree, indentation=4):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            node.op = ast.Sub()
+    return real(tree, indentation)
+modules.unparse = wrong
+from depyf.cli import main
+sys.exit(main(sys.argv[1:]))
+'''
+
+
+def test_unproven_module_is_refused_unless_allowed(python, src, tmp_path):
+    r = python(["-c", _UNPROVEN_MODULE, "decompile", str(src)])
+    assert r.rc == 1 and r.out == "", r
+    assert "add: " in r.err and "outer.<locals>.inner: " in r.err, r
+    r = python(["-c", _UNPROVEN_MODULE, "decompile", str(src), "--allow-unproven"])
+    assert r.rc == 1, r
+    lines = r.out.splitlines()
+    assert lines[lines.index("def add(a, b=2):") - 1].startswith("# depyf: NOT PROVEN")
+    assert lines[lines.index("    def inner(y):") - 1].startswith("    # depyf: NOT PROVEN")
+    assert sum("NOT PROVEN" in line for line in lines) == 2
+    r = python(["-c", _UNPROVEN_MODULE, "decompile", str(src), "--check"])
+    assert r.rc == 1 and "--check: %s: NOT proven" % src in r.err, r
 
 
 def test_color(depyf, src):
