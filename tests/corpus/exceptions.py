@@ -1034,3 +1034,20 @@ def for_break_in_an_except_clause_in_a_loop(items):
             except TypeError:
                 hashable_misses.append(value)
     return log
+
+
+_SWAP_SOURCE = "source"
+
+
+@case((False,), (True,))
+def parallel_assignment_of_globals_first_in_a_clause(fail):
+    # pickle's module body (3.8-3.10): `a, b = c, d` right at the start of an except
+    # clause reads both values before it stores either (when the second load raises, the
+    # first name stays unbound: the proof sees the order)
+    global _SWAP_A, _SWAP_B
+    try:
+        if fail:
+            raise KeyError(fail)
+    except KeyError:
+        _SWAP_A, _SWAP_B = _SWAP_SOURCE, _SWAP_MISSING  # noqa: F821 (never defined)
+    return "no error"

@@ -16,10 +16,6 @@ from depyf.verify import stdlib_corpus
 PY = "%d.%d" % sys.version_info[:2]
 
 KNOWN = {
-    "3.8": {"pickle": "`a, b = c, d` at the start of a module-level except clause is read as "
-                      "two assignments: the module's loads happen in another order"},
-    "3.9": {"pickle": "as on 3.8"},
-    "3.10": {"pickle": "as on 3.8"},
     "3.12": {"ntpath": "a module-level try/except/else whose else arm ends the module: the "
                        "except clause is read ending in `return None`",
              "shutil": "_rmtree_safe_fd is not proven (see the stdlib round trip)",

@@ -209,7 +209,8 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                                    function=self.code.co_name, opname=ins.opname,
                                    offset=ins.offset)
                 self._group_computes = True
-            if len(out) != emitted:
+            if len(out) != emitted or len(stack) < self._base:
+                # (a value from before the statement popped: a handler's exception)
                 self._base = len(stack)
 
 
