@@ -319,6 +319,23 @@ SNIPPETS = {
                     if x:
                         h(x)
     ''',
+    # `with cm: return x` and code after it (where a suppressing __exit__ goes on): the
+    # return is in the body (the value is kept on the stack through the exit calls, also
+    # of the enclosing with and of a finally body's copy), the code after stays after
+    "with_return_then_code_after": '''
+        def f(self, a, b):
+            with a:
+                with b:
+                    return self.x
+                self.y = 1
+            with a:
+                try:
+                    return self.z
+                finally:
+                    b.close()
+            self.x = 2
+            return self.x
+    ''',
 }
 
 

@@ -301,3 +301,82 @@ def with_while_else(log, xs):
         else:
             log.append(2)
     return log
+
+
+@case(({},), ({"names": ["cached"]},))
+def with_return_then_code_after(cache):
+    # a suppressing __exit__ goes on after the with: that code is not dead
+    # (zipfile's FastLookup.namelist)
+    with contextlib.suppress(KeyError):
+        return cache["names"]
+    cache["names"] = ["computed"]
+    return cache["names"]
+
+
+@case(([], 0), ([], 2))
+def with_return_computed_value_then_code_after(log, n):
+    with CM(log, "a", suppress=True):
+        q = 10 // n
+        return q + 1
+    log.append("after")
+    return log
+
+
+@case(([], {}), ([], {"k": 1}))
+def nested_with_return_then_code_after(log, d):
+    # the inner with suppresses: on inside the outer one, then after it
+    with CM(log, "outer"):
+        with CM(log, "inner", suppress=True):
+            return d["k"]
+        log.append("between")
+    log.append("after")
+    return log
+
+
+@case(([], {}), ([], {"k": 1}))
+def with_two_items_return_then_code_after(log, d):
+    with CM(log, "a"), CM(log, "b", suppress=True):
+        return d["k"]
+    log.append("after")
+    return log
+
+
+@case(({},), ({"a": 1},), ({"b": 2},))
+def withs_in_a_row_each_returning(d):
+    with contextlib.suppress(KeyError):
+        return d["a"]
+    with contextlib.suppress(KeyError):
+        return d["b"]
+    return "neither"
+
+
+@case(([], {}), ([], {"k": 1}))
+def try_finally_return_inside_with_then_code_after(log, d):
+    # the value crosses the copy of the finally body, then the exit
+    with CM(log, "a", suppress=True):
+        try:
+            return d["k"]
+        finally:
+            log.append("finally")
+    log.append("after")
+    return log
+
+
+@case(([], {}), ([], {"k": 1}))
+def with_return_inside_try_finally_then_code_after(log, d):
+    try:
+        with CM(log, "a", suppress=True):
+            return d["k"]
+        log.append("between")
+    finally:
+        log.append("finally")
+    return log
+
+
+@case(([], [{}, {"k": 3}]), ([], [{}, {}]))
+def with_return_inside_loop_then_code_after(log, ds):
+    for d in ds:
+        with CM(log, "a", suppress=True):
+            return d["k"]
+        log.append("next")
+    return log

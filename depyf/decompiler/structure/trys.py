@@ -98,7 +98,9 @@ class Trys:
             if st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
-            elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit:
+            elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit or \
+                    more and st and st[-1] is body_stack[-1] and self._handler_is_finally(entry):
+                # (`more`: the copy of this try's finally body, on the way to the exit)
                 ret = self._return_through_with_exit(ctx.region_exit, ctx, body_stack)
                 if ret is not None:
                     body.append(ret)
