@@ -336,6 +336,33 @@ SNIPPETS = {
             self.x = 2
             return self.x
     ''',
+    # 3.12+ lays handlers out last: an except clause's `return` (POP_EXCEPT, the copy of
+    # the finally body or of the with's exit, the return) leaves the region after its
+    # normal way out, which is still where the statement ends
+    "except_return_then_code_after_finally": '''
+        def f(x, log):
+            try:
+                y = 10 // x
+            except ZeroDivisionError as e:
+                log.append(e)
+                return None
+            except TypeError:
+                return 'z'
+            finally:
+                log.append('fin')
+            log.append('after')
+            return y
+    ''',
+    "with_try_except_returns_then_code_after": '''
+        def f(cm, compile, source):
+            with cm:
+                try:
+                    compile(source)
+                except SyntaxError as e:
+                    if 'incomplete' in str(e):
+                        return None
+            return compile(source)
+    ''',
 }
 
 

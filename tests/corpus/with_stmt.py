@@ -380,3 +380,34 @@ def with_return_inside_loop_then_code_after(log, ds):
             return d["k"]
         log.append("next")
     return log
+
+
+def _check(log, source):
+    log.append(source)
+    if source.startswith(("bad", "incomplete")) or source == "other":
+        raise SyntaxError("incomplete input" if source.startswith("incomplete") else source)
+    return len(source)
+
+
+@case(([], "ok"), ([], "other"), ([], "incomplete"), ([], "bad"), ([], "# only\n"))
+def with_try_except_returns_then_code_after(log, source):
+    # the returns of the clauses leave through the with's exit; the last check runs after
+    # the with (3.12+ lays them out after it: codeop._maybe_compile)
+    for line in source.split("\n"):
+        line = line.strip()
+        if line and line[0] != "#":
+            break
+    else:
+        source = "pass"
+    with CM(log, "w"):
+        try:
+            _check(log, source)
+        except SyntaxError:
+            try:
+                _check(log, source + "\n")
+                return None
+            except SyntaxError as e:
+                if "incomplete input" in str(e):
+                    return None
+    return _check(log, source)
+

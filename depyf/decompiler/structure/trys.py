@@ -28,6 +28,9 @@ class Trys:
         # suppressed-exception path jumps to the code after the try, the body falls into it)
         outside = {t for t in outside if not self._jumps_back_to(t, outside)}
         outside = self._fold_bare_jump_exits(outside, region)
+        escapes = self._clause_escapes(outside, region)
+        if outside - escapes:
+            outside -= escapes
         exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         # (``enter``: the region starts at the head of the loop being emitted)
