@@ -230,3 +230,15 @@ def loop_except_return_then_code_after_finally(xs, log):
         log.append(y)
     return log
 
+
+@case((0, []), (1, []))
+def finally_after_if_else_then_return_after(x, log):
+    # 3.10 pastes the finally body's copy and the code after it after both arms
+    try:
+        if x:
+            log.append(1)
+        else:
+            log.append(2)
+    finally:
+        log.append(3)
+    return log.pop()

@@ -411,3 +411,37 @@ def with_try_except_returns_then_code_after(log, source):
                     return None
     return _check(log, source)
 
+
+# 3.10 pastes the block after a with body's POP_BLOCK (the exit call and the code after
+# the with, up to a return) after each way the body falls out: one statement after the
+# with, not one in each arm (a return of up to four instructions is joined again, the
+# rest was not).
+
+@case(([], 0), ([], 1))
+def with_if_else_then_return_after(log, x):
+    with CM(log, "a"):
+        if x:
+            log.append(1)
+        else:
+            log.append(2)
+    return log.pop()
+
+
+@case(([], "ok"), ([], "bad"))
+def with_try_except_then_return_after(log, source):
+    with CM(log, "a"):
+        try:
+            _check(log, source)
+        except SyntaxError as e:
+            log.append(str(e))
+    return len(log)
+
+
+@case(([], [1, 0, 2]), ([], []))
+def with_loop_break_then_return_after(log, xs):
+    with CM(log, "a"):
+        for x in xs:
+            if not x:
+                break
+            log.append(x)
+    return len(log)

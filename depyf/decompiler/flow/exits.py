@@ -112,7 +112,8 @@ def merge_duplicate_exits(cfg):
         seen = {}
         for bid in cfg.order:
             blk = cfg.blocks[bid]
-            if bid in alias or len(blk.instrs) > 4:
+            pasted = _after_pop_block(cfg, blk)
+            if bid in alias or len(blk.instrs) > 4 and not pasted:
                 continue
             if not V.KEEPS_DEAD_JUMPS and [i.opname for i in blk.instrs] == ["POP_EXCEPT", "JUMP"]:
                 key = _clause_end_key(cfg, blk, alias, facts)
@@ -121,7 +122,7 @@ def merge_duplicate_exits(cfg):
             else:
                 if _is_exit(blk.last):
                     after = None
-                elif cfg.merge_tails and blk.last.opname not in TERMINATORS and \
+                elif (cfg.merge_tails or pasted) and blk.last.opname not in TERMINATORS and \
                         blk.last.target is None and blk.end in cfg.blocks:
                     after = alias.get(blk.end, blk.end)
                 else:
@@ -141,6 +142,13 @@ def merge_duplicate_exits(cfg):
             else:
                 seen[key] = bid
     return alias
+
+def _after_pop_block(cfg, blk):
+    """3.10: whether ``blk`` may be part of a block the compiler pasted, whole, after each
+    POP_BLOCK that led to it (``V.POP_BLOCK_EXITS_COPIED``): it follows a POP_BLOCK.
+    (Copies keep every line: only copies of one block have the same key.)"""
+    return V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"
+
 
 def _clause_end_key(cfg, blk, alias, facts):
     """What makes two `POP_EXCEPT; JUMP` blocks one (3.10+): the end of an except
