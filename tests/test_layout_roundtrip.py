@@ -363,6 +363,25 @@ SNIPPETS = {
                         return None
             return compile(source)
     ''',
+    # 3.8: the `return` of an `except ... as` clause calls the clean-up of the name (a
+    # finally body) first: not the implicit `return None` at the end, which it would be
+    # joined with (tabnanny.check)
+    "except_as_return_then_try_finally": '''
+        def f(file, log):
+            try:
+                fh = open(file)
+            except OSError as msg:
+                log.append(msg)
+                return
+            try:
+                fh.read()
+            except KeyError:
+                return
+            finally:
+                fh.close()
+            if log:
+                print(file)
+    ''',
 }
 
 

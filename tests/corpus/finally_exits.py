@@ -242,3 +242,23 @@ def finally_after_if_else_then_return_after(x, log):
     finally:
         log.append(3)
     return log.pop()
+
+
+@case(("ok", []), ("ok", ["x"]), ("missing", []), ("bad", []))
+def except_as_return_then_try_except_finally(name, log):
+    # (tabnanny.check, 3.8) the `return` of an `except ... as` clause runs the clean-up
+    # of the name (a finally body) first: it is a statement of the clause, not the
+    # function's `return None` at the end
+    try:
+        f = {"ok": "text", "bad": None}[name]
+    except KeyError as msg:
+        log.append(str(msg))
+        return
+    try:
+        f.upper()
+    except AttributeError:
+        return
+    finally:
+        log.append("close")
+    if log:
+        log.append("clean")

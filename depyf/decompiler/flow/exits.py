@@ -28,6 +28,10 @@ def exit_key(instrs, prev=None):
                 prev.target > prev.index:
             # right after a test that jumps forward: the body of `if c: return`, on one line
             implicit = False
+        if prev is not None and prev.opname == "CALL_FINALLY":
+            # (3.8) after the finally body it runs on its way out, on its line: a `return`
+            # in a try body or an except clause (`as` name clean-up)
+            implicit = False
         if implicit:
             return ops
     return ops + tuple([i.line for i in instrs])
