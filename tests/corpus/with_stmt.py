@@ -445,3 +445,38 @@ def with_loop_break_then_return_after(log, xs):
                 break
             log.append(x)
     return len(log)
+
+
+
+def _fast(log, mode):
+    log.append("fast %s" % mode)
+    if mode == "give up" or mode == 0:
+        raise KeyError(mode)
+    if mode == "fail":
+        raise OSError(mode)
+
+
+@case(([], "a"), ([], "give up"), ([], None), ([], 0), ([], ""), ([], "fail"))
+def returns_in_try_bodies_inside_nested_withs(log, mode):
+    # the clean-ups of the two returns (the exits of both withs, the try's POP_BLOCK) are
+    # the same code on the same lines, but not copies of one block (shutil.copyfile)
+    with CM(log, "src"):
+        try:
+            with CM(log, "dst"):
+                if mode:
+                    try:
+                        _fast(log, mode)
+                        return mode
+                    except KeyError:
+                        pass
+                elif mode is None or mode == 0:
+                    try:
+                        _fast(log, mode)
+                        return mode
+                    except KeyError:
+                        pass
+                log.append("copy")
+        except OSError:
+            log.append("os error")
+            raise
+    return log

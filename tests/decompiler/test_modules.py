@@ -11,6 +11,7 @@ from depyf.decompiler.modules import decompile_module
 # by ``decompile``, which proves) got right: the module's text was silently wrong.
 MODULE = textwrap.dedent('''
     import contextlib
+    import sys
 
 
     def names(cache):
@@ -36,12 +37,41 @@ MODULE = textwrap.dedent('''
             log.append("close")
         if log:
             log.append("clean")
+
+
+    def copy(mode, log):
+        # shutil.copyfile (3.10): the clean-ups of the two returns are the same code on
+        # the same lines, not copies of one block
+        with contextlib.nullcontext():
+            try:
+                with contextlib.nullcontext():
+                    if mode:
+                        try:
+                            log.append(mode.upper())
+                            return mode
+                        except AttributeError:
+                            pass
+                    elif mode is None or mode == 0:
+                        try:
+                            log.append(mode.real)
+                            return mode
+                        except AttributeError:
+                            pass
+                    log.append(sys.exc_info()[0])  # (no exception handled here)
+            except OSError:
+                raise
+        return log
 ''')
 
 CALLS = [
     ("names", ({},)), ("names", ({"names": [1]},)),
     ("check", ("ok", [])), ("check", ("ok", ["x"])), ("check", ("missing", [])),
     ("check", ("bad", [])),
+    ("copy", ("a", [])),
+    ("copy", (1, [])),
+    ("copy", (None, [])),
+    ("copy", (0, [])),
+    ("copy", ("", [])),
 ]
 
 

@@ -149,9 +149,26 @@ def merge_duplicate_exits(cfg):
 
 def _after_pop_block(cfg, blk):
     """3.10: whether ``blk`` may be part of a block the compiler pasted, whole, after each
-    POP_BLOCK that led to it (``V.POP_BLOCK_EXITS_COPIED``): it follows a POP_BLOCK.
-    (Copies keep every line: only copies of one block have the same key.)"""
-    return V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"
+    POP_BLOCK that led to it (``V.POP_BLOCK_EXITS_COPIED``): it follows a POP_BLOCK and
+    runs straight on to a return of a value it computes. (A `return` leaving nested
+    statements holds its value from before its POP_BLOCKs: its clean-ups, the same for
+    every such `return`, are not copies of one block. Copies keep every line: only copies
+    of one block have the same key.)"""
+    if not (V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"):
+        return False
+    seen = set()
+    while blk.last.opname != "RETURN_VALUE":
+        if blk.last.opname in TERMINATORS or blk.last.target is not None or \
+                blk.end not in cfg.blocks or blk.end in seen:
+            return False
+        seen.add(blk.end)
+        blk = cfg.blocks[blk.end]
+    before = cfg.instrs[blk.last.index - 1].opname
+    return before not in _STATEMENT_ENDS and not before.startswith(("STORE_", "DELETE_"))
+
+
+# what leaves the stack as a statement found it (a value below was there before)
+_STATEMENT_ENDS = frozenset(["POP_TOP", "POP_BLOCK", "POP_EXCEPT", "END_FINALLY"])
 
 
 def _clause_end_key(cfg, blk, alias, facts):
