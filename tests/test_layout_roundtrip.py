@@ -319,6 +319,69 @@ SNIPPETS = {
                     if x:
                         h(x)
     ''',
+    # `with cm: return x` and code after it (where a suppressing __exit__ goes on): the
+    # return is in the body (the value is kept on the stack through the exit calls, also
+    # of the enclosing with and of a finally body's copy), the code after stays after
+    "with_return_then_code_after": '''
+        def f(self, a, b):
+            with a:
+                with b:
+                    return self.x
+                self.y = 1
+            with a:
+                try:
+                    return self.z
+                finally:
+                    b.close()
+            self.x = 2
+            return self.x
+    ''',
+    # 3.12+ lays handlers out last: an except clause's `return` (POP_EXCEPT, the copy of
+    # the finally body or of the with's exit, the return) leaves the region after its
+    # normal way out, which is still where the statement ends
+    "except_return_then_code_after_finally": '''
+        def f(x, log):
+            try:
+                y = 10 // x
+            except ZeroDivisionError as e:
+                log.append(e)
+                return None
+            except TypeError:
+                return 'z'
+            finally:
+                log.append('fin')
+            log.append('after')
+            return y
+    ''',
+    "with_try_except_returns_then_code_after": '''
+        def f(cm, compile, source):
+            with cm:
+                try:
+                    compile(source)
+                except SyntaxError as e:
+                    if 'incomplete' in str(e):
+                        return None
+            return compile(source)
+    ''',
+    # 3.8: the `return` of an `except ... as` clause calls the clean-up of the name (a
+    # finally body) first: not the implicit `return None` at the end, which it would be
+    # joined with (tabnanny.check)
+    "except_as_return_then_try_finally": '''
+        def f(file, log):
+            try:
+                fh = open(file)
+            except OSError as msg:
+                log.append(msg)
+                return
+            try:
+                fh.read()
+            except KeyError:
+                return
+            finally:
+                fh.close()
+            if log:
+                print(file)
+    ''',
 }
 
 

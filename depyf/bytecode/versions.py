@@ -126,6 +126,12 @@ ASSERT_LOADS_GLOBAL = PY < (3, 9)
 # after the try. Up to 3.9 a `return None` inside an arm was written.
 EXIT_BLOCKS_COPIED = PY >= (3, 10)
 
+# 3.10 also copies a whole block that starts with a POP_BLOCK (no line of its own) and
+# runs straight into a return, to each of its predecessors: the exit call of a with (or a
+# finally body) and the code after the statement, up to that return, follow each way
+# the body falls out (both arms of an `if` that ends it, a try body and its clauses).
+POP_BLOCK_EXITS_COPIED = PY == (3, 10)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 

@@ -28,7 +28,6 @@ class Fact(enum.Enum):
     # -- try / with / loops
     FINALLY_COPY = "a try statement whose normal path ends in a copy of its finally body"
     WITH_EXIT = "the marker of the with-exit call that ends this with statement's body"
-    WITH_RETURNS = "the value a `return` inside this with statement's body returns"
     INVERTED = "a while loop laid out test-at-the-bottom (do-while shape)"
     EXPLICIT = "a `continue` written in the source, not the jump back of a loop body's end"
     # -- expressions

@@ -305,3 +305,21 @@ async def async_for_try_finally_return(xs, log):
         finally:
             if x:
                 log.append(await Tick(x))
+
+
+@case(([], {}), ([], {"k": 1}))
+async def async_with_return_then_code_after(log, d):
+    # a suppressing __aexit__ goes on after the with
+    async with ACM(log, "a", suppress=True):
+        return d["k"]
+    log.append("after")
+    return log
+
+
+@case(([], {}), ([], {"k": 1}))
+async def async_with_nested_return_then_code_after(log, d):
+    async with ACM(log, "outer"):
+        with CM(log, "inner", suppress=True):
+            return d["k"]
+        log.append("between")
+    return log

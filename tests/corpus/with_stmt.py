@@ -301,3 +301,182 @@ def with_while_else(log, xs):
         else:
             log.append(2)
     return log
+
+
+@case(({},), ({"names": ["cached"]},))
+def with_return_then_code_after(cache):
+    # a suppressing __exit__ goes on after the with: that code is not dead
+    # (zipfile's FastLookup.namelist)
+    with contextlib.suppress(KeyError):
+        return cache["names"]
+    cache["names"] = ["computed"]
+    return cache["names"]
+
+
+@case(([], 0), ([], 2))
+def with_return_computed_value_then_code_after(log, n):
+    with CM(log, "a", suppress=True):
+        q = 10 // n
+        return q + 1
+    log.append("after")
+    return log
+
+
+@case(([], {}), ([], {"k": 1}))
+def nested_with_return_then_code_after(log, d):
+    # the inner with suppresses: on inside the outer one, then after it
+    with CM(log, "outer"):
+        with CM(log, "inner", suppress=True):
+            return d["k"]
+        log.append("between")
+    log.append("after")
+    return log
+
+
+@case(([], {}), ([], {"k": 1}))
+def with_two_items_return_then_code_after(log, d):
+    with CM(log, "a"), CM(log, "b", suppress=True):
+        return d["k"]
+    log.append("after")
+    return log
+
+
+@case(({},), ({"a": 1},), ({"b": 2},))
+def withs_in_a_row_each_returning(d):
+    with contextlib.suppress(KeyError):
+        return d["a"]
+    with contextlib.suppress(KeyError):
+        return d["b"]
+    return "neither"
+
+
+@case(([], {}), ([], {"k": 1}))
+def try_finally_return_inside_with_then_code_after(log, d):
+    # the value crosses the copy of the finally body, then the exit
+    with CM(log, "a", suppress=True):
+        try:
+            return d["k"]
+        finally:
+            log.append("finally")
+    log.append("after")
+    return log
+
+
+@case(([], {}), ([], {"k": 1}))
+def with_return_inside_try_finally_then_code_after(log, d):
+    try:
+        with CM(log, "a", suppress=True):
+            return d["k"]
+        log.append("between")
+    finally:
+        log.append("finally")
+    return log
+
+
+@case(([], [{}, {"k": 3}]), ([], [{}, {}]))
+def with_return_inside_loop_then_code_after(log, ds):
+    for d in ds:
+        with CM(log, "a", suppress=True):
+            return d["k"]
+        log.append("next")
+    return log
+
+
+def _check(log, source):
+    log.append(source)
+    if source.startswith(("bad", "incomplete")) or source == "other":
+        raise SyntaxError("incomplete input" if source.startswith("incomplete") else source)
+    return len(source)
+
+
+@case(([], "ok"), ([], "other"), ([], "incomplete"), ([], "bad"), ([], "# only\n"))
+def with_try_except_returns_then_code_after(log, source):
+    # the returns of the clauses leave through the with's exit; the last check runs after
+    # the with (3.12+ lays them out after it: codeop._maybe_compile)
+    for line in source.split("\n"):
+        line = line.strip()
+        if line and line[0] != "#":
+            break
+    else:
+        source = "pass"
+    with CM(log, "w"):
+        try:
+            _check(log, source)
+        except SyntaxError:
+            try:
+                _check(log, source + "\n")
+                return None
+            except SyntaxError as e:
+                if "incomplete input" in str(e):
+                    return None
+    return _check(log, source)
+
+
+# 3.10 pastes the block after a with body's POP_BLOCK (the exit call and the code after
+# the with, up to a return) after each way the body falls out: one statement after the
+# with, not one in each arm (a return of up to four instructions is joined again, the
+# rest was not).
+
+@case(([], 0), ([], 1))
+def with_if_else_then_return_after(log, x):
+    with CM(log, "a"):
+        if x:
+            log.append(1)
+        else:
+            log.append(2)
+    return log.pop()
+
+
+@case(([], "ok"), ([], "bad"))
+def with_try_except_then_return_after(log, source):
+    with CM(log, "a"):
+        try:
+            _check(log, source)
+        except SyntaxError as e:
+            log.append(str(e))
+    return len(log)
+
+
+@case(([], [1, 0, 2]), ([], []))
+def with_loop_break_then_return_after(log, xs):
+    with CM(log, "a"):
+        for x in xs:
+            if not x:
+                break
+            log.append(x)
+    return len(log)
+
+
+
+def _fast(log, mode):
+    log.append("fast %s" % mode)
+    if mode == "give up" or mode == 0:
+        raise KeyError(mode)
+    if mode == "fail":
+        raise OSError(mode)
+
+
+@case(([], "a"), ([], "give up"), ([], None), ([], 0), ([], ""), ([], "fail"))
+def returns_in_try_bodies_inside_nested_withs(log, mode):
+    # the clean-ups of the two returns (the exits of both withs, the try's POP_BLOCK) are
+    # the same code on the same lines, but not copies of one block (shutil.copyfile)
+    with CM(log, "src"):
+        try:
+            with CM(log, "dst"):
+                if mode:
+                    try:
+                        _fast(log, mode)
+                        return mode
+                    except KeyError:
+                        pass
+                elif mode is None or mode == 0:
+                    try:
+                        _fast(log, mode)
+                        return mode
+                    except KeyError:
+                        pass
+                log.append("copy")
+        except OSError:
+            log.append("os error")
+            raise
+    return log

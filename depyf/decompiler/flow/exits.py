@@ -28,6 +28,10 @@ def exit_key(instrs, prev=None):
                 prev.target > prev.index:
             # right after a test that jumps forward: the body of `if c: return`, on one line
             implicit = False
+        if prev is not None and prev.opname == "CALL_FINALLY":
+            # (3.8) after the finally body it runs on its way out, on its line: a `return`
+            # in a try body or an except clause (`as` name clean-up)
+            implicit = False
         if implicit:
             return ops
     return ops + tuple([i.line for i in instrs])
@@ -112,7 +116,8 @@ def merge_duplicate_exits(cfg):
         seen = {}
         for bid in cfg.order:
             blk = cfg.blocks[bid]
-            if bid in alias or len(blk.instrs) > 4:
+            pasted = _after_pop_block(cfg, blk)
+            if bid in alias or len(blk.instrs) > 4 and not pasted:
                 continue
             if not V.KEEPS_DEAD_JUMPS and [i.opname for i in blk.instrs] == ["POP_EXCEPT", "JUMP"]:
                 key = _clause_end_key(cfg, blk, alias, facts)
@@ -121,7 +126,7 @@ def merge_duplicate_exits(cfg):
             else:
                 if _is_exit(blk.last):
                     after = None
-                elif cfg.merge_tails and blk.last.opname not in TERMINATORS and \
+                elif (cfg.merge_tails or pasted) and blk.last.opname not in TERMINATORS and \
                         blk.last.target is None and blk.end in cfg.blocks:
                     after = alias.get(blk.end, blk.end)
                 else:
@@ -141,6 +146,30 @@ def merge_duplicate_exits(cfg):
             else:
                 seen[key] = bid
     return alias
+
+def _after_pop_block(cfg, blk):
+    """3.10: whether ``blk`` may be part of a block the compiler pasted, whole, after each
+    POP_BLOCK that led to it (``V.POP_BLOCK_EXITS_COPIED``): it follows a POP_BLOCK and
+    runs straight on to a return of a value it computes. (A `return` leaving nested
+    statements holds its value from before its POP_BLOCKs: its clean-ups, the same for
+    every such `return`, are not copies of one block. Copies keep every line: only copies
+    of one block have the same key.)"""
+    if not (V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"):
+        return False
+    seen = set()
+    while blk.last.opname != "RETURN_VALUE":
+        if blk.last.opname in TERMINATORS or blk.last.target is not None or \
+                blk.end not in cfg.blocks or blk.end in seen:
+            return False
+        seen.add(blk.end)
+        blk = cfg.blocks[blk.end]
+    before = cfg.instrs[blk.last.index - 1].opname
+    return before not in _STATEMENT_ENDS and not before.startswith(("STORE_", "DELETE_"))
+
+
+# what leaves the stack as a statement found it (a value below was there before)
+_STATEMENT_ENDS = frozenset(["POP_TOP", "POP_BLOCK", "POP_EXCEPT", "END_FINALLY"])
+
 
 def _clause_end_key(cfg, blk, alias, facts):
     """What makes two `POP_EXCEPT; JUMP` blocks one (3.10+): the end of an except

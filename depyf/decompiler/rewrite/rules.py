@@ -97,17 +97,6 @@ def with_exits(s, todo):
     return s
 
 
-def return_into_with(s, todo):
-    """`with cm: return f()` returned by an enclosing try: the value was computed inside
-    the with, so the `return` after it goes there."""
-    if isinstance(s, WITHS) and todo:
-        after = todo[0]
-        if isinstance(after, ast.Return) and after.value is not None and \
-                after.value is facts.get(s, Fact.WITH_RETURNS, None):
-            s.body = [b for b in s.body if not isinstance(b, ast.Pass)] + [todo.popleft()]
-    return s
-
-
 def nested_withs(s, todo):
     """A with whose body is only another with of its kind is one `with a, b:`."""
     if isinstance(s, WITHS) and len(s.body) == 1 and isinstance(s.body[0], type(s)):
@@ -167,7 +156,6 @@ STATEMENT_RULES = (
     ((M.WithExitStmt, M.RestoreStmt), markers),
     (LOOPS, loop_body_end),
     (WITHS, with_exits),
-    (WITHS, return_into_with),
     (WITHS, nested_withs),
     (ast.If, else_after_escape),
     (ast.Raise, raise_to_assert),

@@ -214,6 +214,41 @@ class Analysis:
         return to in exits and to < bid and to not in self.latches and all(
             any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds)
 
+    def _clause_escapes(self, exits, region):
+        """The ``exits`` of a try or with region that only a `return` (or a `break`,
+        `continue` through a finally body or a with's exit) of an except clause inside it
+        takes: they follow the clause's POP_EXCEPT (and the clean-up of its name) with no
+        jump, and run straight on through the copies of finally bodies and with exits.
+        3.12+ lays the handlers out after all other code, so these come after the
+        region's normal way out: they are not where the statement ends."""
+        if not V.HANDLERS_AT_END:
+            return set()
+        found = set()
+        for t in exits:
+            blk = self.cfg.blocks.get(t)
+            if blk is not None and blk.preds and all(
+                    p in region and self.cfg[p].last.target is None and
+                    any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds) \
+                    and self._runs_straight_out(t):
+                found.add(t)
+        return found
+
+    def _runs_straight_out(self, bid):
+        """Whether the code from block ``bid`` runs straight (no branch) into a
+        RETURN_VALUE, or into a jump after code of its own (a bare jump is the same way out
+        as the other jumps to its target)."""
+        seen, code = set(), False
+        while bid in self.cfg.blocks and bid not in seen:
+            seen.add(bid)
+            blk = self.cfg[bid]
+            if blk.last.opname == "RETURN_VALUE" or blk.last.opname == "JUMP" and (
+                    code or len(blk.instrs) > 1):
+                return True
+            if blk.last.target is not None or len(blk.succs) != 1:
+                return False
+            code, bid = True, blk.succs[0]
+        return False
+
     def _bare_return(self, bid):
         """Whether block ``bid`` only returns the value on top of the stack."""
         return bid in self.cfg.blocks and [i.opname for i in self.cfg[bid].instrs] == ["RETURN_VALUE"]

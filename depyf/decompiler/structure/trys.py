@@ -28,6 +28,9 @@ class Trys:
         # suppressed-exception path jumps to the code after the try, the body falls into it)
         outside = {t for t in outside if not self._jumps_back_to(t, outside)}
         outside = self._fold_bare_jump_exits(outside, region)
+        escapes = self._clause_escapes(outside, region)
+        if outside - escapes:
+            outside -= escapes
         exit_block = max(outside) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         # (``enter``: the region starts at the head of the loop being emitted)
@@ -98,7 +101,9 @@ class Trys:
             if st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
-            elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit:
+            elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit or \
+                    more and st and st[-1] is body_stack[-1] and self._handler_is_finally(entry):
+                # (`more`: the copy of this try's finally body, on the way to the exit)
                 ret = self._return_through_with_exit(ctx.region_exit, ctx, body_stack)
                 if ret is not None:
                     body.append(ret)

@@ -42,33 +42,38 @@ class Withs:
             items=[item], body=body or [ast.Pass()], type_comment=None)
         facts.note(node, Fact.WITH_EXIT, exit_marker)
         if body_stack is None:
-            # the body never falls out, but a suppressing __exit__ resumes after the with
-            cont = self._with_suppressed_exit(entry)
-            if cont is None:
-                return [node], None, None
-            # (the body took the __enter__ result above the exit)
-            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
+            return self._after_body_left(node, entry, stack, exit_marker)
         # normal exit: the exit call, then on
-        if body_stack and not any(v is body_stack[-1] for v in stack):
-            # a value kept on the stack while the exit runs can only be a return value:
-            # the enclosing construct may return it after more exits of its own
-            facts.note(node, Fact.WITH_RETURNS, body_stack[-1])
         tail_stmts, nxt, st = self._skip_with_exit(exit_block, exit_marker, ctx, body_stack)
-        if body_stack and tail_stmts and isinstance(tail_stmts[0], ast.Return) and \
-                tail_stmts[0].value is body_stack[-1] and not any(v is body_stack[-1] for v in stack):
-            # `with cm: return f()`: the value is computed inside, kept on the stack while
-            # the exit runs, then returned: the return belongs in the body
-            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [tail_stmts[0]]
-            return [node], None, None
+        if body_stack and not any(v is body_stack[-1] for v in stack):
+            # `with cm: return f()`: a value kept on the stack while the exit runs can
+            # only be a return value, computed inside: the return belongs in the body
+            # (after the exit, or after the exits of enclosing withs and finally bodies,
+            # the compiler's copies on the way out). The code after the with is where a
+            # suppressing __exit__ goes on.
+            ret = tail_stmts[0] if tail_stmts and isinstance(tail_stmts[0], ast.Return) and \
+                tail_stmts[0].value is body_stack[-1] else ast.Return(value=body_stack[-1])
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
+            return self._after_body_left(node, entry, stack, exit_marker)
         ret = self._const_return_after_exit(tail_stmts, nxt)
         if ret is not None:
             node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
-            return [node], None, None
+            return self._after_body_left(node, entry, stack, exit_marker)
         ret, cont = self._const_return_not_after(entry, tail_stmts, nxt)
         if ret is not None:
             node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
             return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         return [node] + tail_stmts, nxt, st
+
+    def _after_body_left(self, node, entry, stack, exit_marker):
+        """The with ``node`` whose body never falls out (it returns, raises, breaks): a
+        suppressing __exit__ still resumes after the with, and the code there is the
+        code after the statement. (statements, where to go on or None, stack)."""
+        cont = self._with_suppressed_exit(entry)
+        if cont is None:
+            return [node], None, None
+        # (the body took the __enter__ result above the exit)
+        return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
 
     def _const_return_after_exit(self, tail_stmts, nxt):
         """`with cm: ...; return <constant>` (up to 3.9): the exit call, the POP_BLOCKs of

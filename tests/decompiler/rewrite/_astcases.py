@@ -41,11 +41,6 @@ def all_of(*setups):
     return setup
 
 
-def with_returns(stmts):
-    """The with statement returns the value of the `return` after it."""
-    facts.note(stmts[0], Fact.WITH_RETURNS, stmts[1].value)
-
-
 def assertion(stmts):
     """The raised AssertionError was loaded the way only `assert` loads it."""
     facts.note(stmts[0].exc.func, Fact.ASSERTION)

@@ -6,8 +6,7 @@ import pytest
 from depyf.decompiler.facts import Fact
 from depyf.decompiler.rewrite import rules
 
-from ._astcases import (all_of, assertion, dumps, ifexp_arms, none, note, stmts_of, with_exit_marker,
-                        with_returns)
+from ._astcases import all_of, assertion, dumps, ifexp_arms, none, note, stmts_of, with_exit_marker
 
 
 GUARDED_WHILE_ELSE = ("if c:\n    while c:\n        f()\n    else:\n        e()\n    break\n"
@@ -49,9 +48,6 @@ FIX_CASES = [
     ("nested withs are one",
      "with a:\n    with b:\n        f()\n", none,
      "with a, b:\n    f()\n"),
-    ("the return of a with's value goes into the with",
-     "with cm:\n    pass\nreturn f()\n", with_returns,
-     "with cm:\n    return f()\n"),
     ("a with-exit marker left in a body goes",
      "with cm:\n    f()\n", with_exit_marker,
      "with cm:\n    f()\n"),

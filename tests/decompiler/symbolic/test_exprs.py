@@ -82,7 +82,7 @@ def test_facts_travel_with_deepcopy_and_keep_identity():
     value = ast.Name(id="x", ctx=ast.Load())
     ret = ast.Return(value=value)
     with_ = ast.With(items=[], body=[ret])
-    facts.note(with_, Fact.WITH_RETURNS, value)
+    facts.note(with_, Fact.CHAIN, value)
     copied = copy.deepcopy(with_)
-    assert facts.get(copied, Fact.WITH_RETURNS) is copied.body[0].value
-    assert facts.get(copied, Fact.WITH_RETURNS) is not value
+    assert facts.get(copied, Fact.CHAIN) is copied.body[0].value
+    assert facts.get(copied, Fact.CHAIN) is not value
