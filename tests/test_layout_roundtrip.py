@@ -319,6 +319,20 @@ SNIPPETS = {
                     if x:
                         h(x)
     ''',
+    # a generator whose only yield the compiler dropped (unreachable) is still one: the
+    # text ends in `if False: yield`, for which the compiler emits nothing
+    "generator_yield_unreachable": '''
+        def f(log):
+            log.append(1)
+            return log
+            yield
+    ''',
+    "async_generator_yield_unreachable": '''
+        async def f(log):
+            if False:
+                yield log
+            log.append(1)
+    ''',
 }
 
 

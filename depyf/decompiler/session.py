@@ -184,7 +184,7 @@ class DecompileSession:
         """The ``def`` (or ``async def``) of the function marker ``fm``."""
         fm.made_into_def = True
         code = fm.code
-        body = self._docstring(code, self.body_of(code))
+        body = self._docstring(code, bookkeeping.generator_marker(code, self.body_of(code)))
         if fm.annotate is not None:  # 3.14+
             fm.annotations = annotations.function_annotations(self, fm)
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),

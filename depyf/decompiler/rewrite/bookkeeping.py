@@ -153,6 +153,29 @@ def declarations(code, instrs, outer_cells=()):
     return out
 
 
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                  ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def generator_marker(code, body):
+    """A generator (or async generator) whose every ``yield`` the compiler dropped as
+    unreachable (``return; yield``, ``if False: yield``, ``raise E; yield``) is one still:
+    the flag comes from the source, not from the bytecode. ``body`` with ``if False:
+    yield`` appended when it has no ``yield`` of its own (the compiler emits nothing for
+    an ``if`` whose test is the constant False, but its symbol table sees the yield)."""
+    if not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR):
+        return body
+    work = list(body)
+    while work:  # the body's own expressions: not those of nested scopes
+        node = work.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return body
+        if not isinstance(node, _NESTED_SCOPES):
+            work.extend(ast.iter_child_nodes(node))
+    dead = ast.If(test=E.const(False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])
+    return [s for s in body if not isinstance(s, ast.Pass)] + [dead]
+
+
 def cell_declarations(code, instrs):
     """Cells that no nested function made by ``code`` captures (Dynamo's code keeps the
     cells, and the unused constants, of the frame it replaces: a local that a lambda or a
