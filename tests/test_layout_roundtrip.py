@@ -333,6 +333,27 @@ SNIPPETS = {
                 yield log
             log.append(1)
     ''',
+    # a global bound only by `:=` in a comprehension (its own code object up to 3.11)
+    "global_bound_in_comprehension": '''
+        def f(xs):
+            global W
+            [W := x for x in xs]
+            return W
+    ''',
+    "nonlocal_bound_in_generator_expression": '''
+        def f(xs):
+            v = 0
+            def g():
+                nonlocal v
+                return list((v := x) for x in xs)
+            return g(), v
+    ''',
+    # a bare annotation makes `x` local (LOAD_FAST, not LOAD_GLOBAL)
+    "bare_annotation_local": '''
+        def f():
+            x: int
+            return x
+    ''',
 }
 
 

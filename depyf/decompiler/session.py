@@ -89,6 +89,7 @@ class DecompileSession:
         decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code)) \
             if kind != "comprehension" else []
         if kind == "function":
+            decls += bookkeeping.local_declarations(code, instrs)
             decls += bookkeeping.cell_declarations(code, instrs)
         tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
                 [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]

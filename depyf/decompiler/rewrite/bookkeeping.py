@@ -8,6 +8,7 @@ declaration says: ``global`` / ``nonlocal`` and cells nothing captures. The sess
 (``decompiler/modules.py``) through the session.
 """
 import ast
+import dis
 import inspect
 
 from ...bytecode import versions as V
@@ -132,12 +133,12 @@ def declarations(code, instrs, outer_cells=()):
     ``outer_cells``: free variables that are cells of an enclosing function."""
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
-    for ins in instrs:
-        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in stored_globals:
-            stored_globals.append(ins.argval)
-        if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free and \
-                ins.argval not in stored_free and ins.argval != "__class__":
-            stored_free.append(ins.argval)
+    for opname, name in _stores(code, instrs):
+        if opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and name not in stored_globals:
+            stored_globals.append(name)
+        if opname in ("STORE_DEREF", "DELETE_DEREF") and name in free and \
+                name not in stored_free:
+            stored_free.append(name)
     # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
     # outer `x` a cell: `f.__closure__` sees it)
     if free:
@@ -174,6 +175,52 @@ def generator_marker(code, body):
             work.extend(ast.iter_child_nodes(node))
     dead = ast.If(test=E.const(False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])
     return [s for s in body if not isinstance(s, ast.Pass)] + [dead]
+
+
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+def _stores(code, instrs):
+    """``(opname, name)`` of each instruction of ``code`` and, in a function, of the
+    comprehensions and generator expressions made in it (separate code objects up to
+    3.11, generator expressions still after): a ``:=`` in a comprehension binds the name
+    in the enclosing function, so a store of a global or a free variable there is one of
+    the function's (it declared the name ``global`` / ``nonlocal``)."""
+    found = [(ins.opname, ins.argval) for ins in instrs]
+    if not code.co_flags & inspect.CO_OPTIMIZED:
+        return found  # (module level: a comprehension's `:=` needs no declaration)
+    work = list(code.co_consts)
+    while work:
+        nested = work.pop()
+        if hasattr(nested, "co_code") and nested.co_name in _COMPREHENSIONS:
+            found += [(ins.opname, ins.argval) for ins in dis.get_instructions(nested)
+                      if ins.opname == "STORE_GLOBAL" or
+                      ins.opname == "STORE_DEREF" and ins.argval in nested.co_freevars]
+            work.extend(nested.co_consts)
+    return found
+
+
+_BINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF"])
+_READS = frozenset(["LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE"])
+
+
+def local_declarations(code, instrs):
+    """``x: object`` for each local variable that is read but that nothing in the function
+    binds: only a bare annotation (``x: int``, which compiles to nothing in a function)
+    makes a name local without binding it, and reading it raises UnboundLocalError (or, in
+    a nested function, NameError for a free variable), not a global's NameError. Which
+    annotation it had is not in the bytecode (a function does not evaluate it)."""
+    captured = set()
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            captured.update(const.co_freevars)
+    bound = {name for opname, name in _stores(code, instrs) if opname in _BINDS}
+    bound.update(code.co_varnames[:_param_count(code)])
+    read = {ins.argval for ins in instrs if ins.opname in _READS} | captured
+    names = [n for n in code.co_varnames if n in read and n not in bound]
+    names += [n for n in code.co_cellvars if n in captured and n not in bound and n not in names]
+    return [ast.AnnAssign(target=E.name(n, ast.Store()), annotation=E.name("object"), value=None,
+                          simple=1) for n in names]
 
 
 def cell_declarations(code, instrs):
