@@ -376,3 +376,62 @@ def test_round_trip_gives_the_same_bytecode(name, request):
     again = _function(text)
     diff = first_difference(normalize(fn.__code__), normalize(again.__code__))
     assert diff is None, "%s\n%s" % (diff.detail, text)
+
+
+# Whole modules through ``decompile_module`` (whose text no proof checks): each must come
+# back bytecode-equal, nested code objects included
+MODULE_SNIPPETS = {
+    # a walrus around a walrus, popped as a statement: it was dropped
+    "nested_walrus_statement": '''
+        (z := (y := (x := 0)))
+        r = (x, y, z, [(b := (a := i)) for i in range(2)])
+    ''',
+    # an empty target list: UNPACK_SEQUENCE 0 (it was dropped)
+    "empty_target_lists": '''
+        [] = []
+        () = ()
+        for [] in [[]]:
+            pass
+    ''',
+    # repr(-0j) is "(-0-0j)", which is 0j
+    "complex_signed_zeros": '''
+        r = (-0j, 1 - 0j, -(0.0 - 0j), 1e999 * 1j, -0.0, -1e999j)
+    ''',
+    # the only yield is unreachable: still a generator
+    "generator_without_reachable_yield": '''
+        def g():
+            return
+            yield
+        async def h():
+            if False:
+                yield
+    ''',
+    "declarations_for_comprehension_walrus": '''
+        def f(xs):
+            global W
+            [W := x for x in xs]
+            v = 0
+            def g():
+                nonlocal v
+                return list((v := x) for x in xs)
+            return g(), v
+        class A:
+            def f(self):
+                def g():
+                    nonlocal __class__
+                    __class__ = 5
+                return g()
+        def h():
+            x: int
+            return x
+    ''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODULE_SNIPPETS))
+def test_module_round_trip_gives_the_same_bytecode(name):
+    code = compile(textwrap.dedent(MODULE_SNIPPETS[name]), "<layout>", "exec")
+    text = depyf.decompile_module(code)
+    again = compile(text, "<layout>", "exec")
+    diff = first_difference(normalize(code), normalize(again))
+    assert diff is None, "%s\n%s" % (diff.detail, text)
