@@ -354,6 +354,12 @@ SNIPPETS = {
             x: int
             return x
     ''',
+    "assert_and_chained_comparison": '''
+        def f(x, n):
+            assert isinstance(x, int) and 0 <= x < n, x
+            assert x is None or 0 <= x < n
+            return x
+    ''',
 }
 
 
@@ -405,6 +411,14 @@ MODULE_SNIPPETS = {
         async def h():
             if False:
                 yield
+    ''',
+    # an assert on an `and` of a chained comparison (3.12+ refused it as "statements
+    # inside a conditional expression", at module level too)
+    "assert_and_chained_comparison": '''
+        x, n = 3, 5
+        assert isinstance(x, int) and 0 <= x < n
+        assert x is None or 0 <= x < n, "bad"
+        assert 0 <= x < n and x, ("first", x)
     ''',
     "declarations_for_comprehension_walrus": '''
         def f(xs):
