@@ -228,6 +228,7 @@ class DecompileSession:
             expr = _lambda_result(body)
             if expr is None:
                 raise Mismatch("lambda body is not a single expression", function="<lambda>")
+        expr = bookkeeping.generator_lambda_marker(code, expr)
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults), annotations={})
         return ast.Lambda(args=args, body=expr)

@@ -221,3 +221,14 @@ async def async_generator_return_before_yield(log):
     log.append("ran")
     return
     yield log
+
+
+# 3.10+ drop the dead arm of a conditional expression, and with it a lambda's only yield
+@case((2,),)
+def generator_lambda_with_dead_yield(n):
+    g = lambda x: (yield) if False else x  # noqa: E731
+    gen = g(n)
+    try:
+        next(gen)
+    except StopIteration as e:
+        return type(gen).__name__, e.value

@@ -164,17 +164,30 @@ def generator_marker(code, body):
     the flag comes from the source, not from the bytecode. ``body`` with ``if False:
     yield`` appended when it has no ``yield`` of its own (the compiler emits nothing for
     an ``if`` whose test is the constant False, but its symbol table sees the yield)."""
-    if not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR):
+    if not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR) or has_yield(body):
         return body
-    work = list(body)
-    while work:  # the body's own expressions: not those of nested scopes
-        node = work.pop()
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return body
-        if not isinstance(node, _NESTED_SCOPES):
-            work.extend(ast.iter_child_nodes(node))
     dead = ast.If(test=E.const(False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])
     return [s for s in body if not isinstance(s, ast.Pass)] + [dead]
+
+
+def generator_lambda_marker(code, expr):
+    """The lambda twin of ``generator_marker``: ``(yield) if False else expr`` (3.10+
+    drop the dead arm, and with it the only yield of ``lambda: (yield) if False else x``)."""
+    if not code.co_flags & inspect.CO_GENERATOR or has_yield([expr]):
+        return expr
+    return ast.IfExp(test=E.const(False), body=ast.Yield(value=None), orelse=expr)
+
+
+def has_yield(nodes):
+    """Whether the trees ``nodes`` hold a ``yield`` (or ``yield from``) of their own scope."""
+    work = list(nodes)
+    while work:  # (not those of nested scopes)
+        node = work.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, _NESTED_SCOPES):
+            work.extend(ast.iter_child_nodes(node))
+    return False
 
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
