@@ -44,7 +44,8 @@ The folders are the stages, in the order data flows through them::
                       bodies     ``finish_body``: implicit returns, tails into else
                       tree       small shared questions on statement lists
                       comprehensions, mangling, signature, bookkeeping (what the compiler
-                                 adds to class and module bodies; global/nonlocal)
+                                 adds to class and module bodies; global/nonlocal, bare
+                                 annotations, the yield of a generator that lost them all)
     output/           printer    ast -> text
                       prove      recompile the text in the original's scope and ask the
                                  equivalence checker (``depyf.verify.equivalence``)

@@ -3,7 +3,9 @@
 A class or module body is read like a function body, so it comes back with what the
 compiler added to it: ``__module__ = __name__``, ``__qualname__ = ...``, the closing
 ``return``, ``__annotations__['x'] = T`` for ``x: T``. A function body lacks what only a
-declaration says: ``global`` / ``nonlocal`` and cells nothing captures. The session
+declaration says: ``global`` / ``nonlocal``, cells nothing captures, locals only a bare
+annotation makes local, and the ``yield`` that makes a generator when the compiler dropped
+every one as unreachable. The session
 (``decompiler/session.py``) uses these for the bodies it reads, module decompilation
 (``decompiler/modules.py``) through the session.
 """
