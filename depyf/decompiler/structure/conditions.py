@@ -181,7 +181,8 @@ class Conditions:
         to the next operand: where the jump block ``bid`` goes when only the tests
         ``folded`` reach it and a chained comparison's ``cleanups`` lie there, else None."""
         to = self.cfg.jump_only_target(bid)
-        if not cleanups or to is None or to < bid or not set(self.cfg[bid].preds) <= folded:
+        if not cleanups or to is None or to < bid or to not in self.cfg.blocks or \
+                not set(self.cfg[bid].preds) <= folded:
             return None
         return to
 

@@ -130,7 +130,8 @@ INF = float("inf")
 
 
 def is_literal(value):
-    """Whether ``repr(value)`` is Python source that evaluates back to an equal value."""
+    """Whether ``value`` has source that evaluates back to it: its ``repr`` (inf and nan
+    as expressions the compiler folds; a complex number: ``numbers.number_expr``)."""
     if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
         if isinstance(value, complex):  # (signed zeros and NaNs: ``numbers``)
             return number_expr(value) is not None
