@@ -382,6 +382,47 @@ SNIPPETS = {
             if log:
                 print(file)
     ''',
+    # a generator whose only yield the compiler dropped (unreachable) is still one: the
+    # text ends in `if False: yield`, for which the compiler emits nothing
+    "generator_yield_unreachable": '''
+        def f(log):
+            log.append(1)
+            return log
+            yield
+    ''',
+    "async_generator_yield_unreachable": '''
+        async def f(log):
+            if False:
+                yield log
+            log.append(1)
+    ''',
+    # a global bound only by `:=` in a comprehension (its own code object up to 3.11)
+    "global_bound_in_comprehension": '''
+        def f(xs):
+            global W
+            [W := x for x in xs]
+            return W
+    ''',
+    "nonlocal_bound_in_generator_expression": '''
+        def f(xs):
+            v = 0
+            def g():
+                nonlocal v
+                return list((v := x) for x in xs)
+            return g(), v
+    ''',
+    # a bare annotation makes `x` local (LOAD_FAST, not LOAD_GLOBAL)
+    "bare_annotation_local": '''
+        def f():
+            x: int
+            return x
+    ''',
+    "assert_and_chained_comparison": '''
+        def f(x, n):
+            assert isinstance(x, int) and 0 <= x < n, x
+            assert x is None or 0 <= x < n
+            return x
+    ''',
 }
 
 
@@ -403,4 +444,71 @@ def test_round_trip_gives_the_same_bytecode(name, request):
     text = depyf.decompile(fn)
     again = _function(text)
     diff = first_difference(normalize(fn.__code__), normalize(again.__code__))
+    assert diff is None, "%s\n%s" % (diff.detail, text)
+
+
+# Whole modules through ``decompile_module`` (whose text no proof checks): each must come
+# back bytecode-equal, nested code objects included
+MODULE_SNIPPETS = {
+    # a walrus around a walrus, popped as a statement: it was dropped
+    "nested_walrus_statement": '''
+        (z := (y := (x := 0)))
+        r = (x, y, z, [(b := (a := i)) for i in range(2)])
+    ''',
+    # an empty target list: UNPACK_SEQUENCE 0 (it was dropped)
+    "empty_target_lists": '''
+        [] = []
+        () = ()
+        for [] in [[]]:
+            pass
+    ''',
+    # repr(-0j) is "(-0-0j)", which is 0j
+    "complex_signed_zeros": '''
+        r = (-0j, 1 - 0j, -(0.0 - 0j), 1e999 * 1j, -0.0, -1e999j)
+    ''',
+    # the only yield is unreachable: still a generator
+    "generator_without_reachable_yield": '''
+        def g():
+            return
+            yield
+        async def h():
+            if False:
+                yield
+    ''',
+    # an assert on an `and` of a chained comparison (3.12+ refused it as "statements
+    # inside a conditional expression", at module level too)
+    "assert_and_chained_comparison": '''
+        x, n = 3, 5
+        assert isinstance(x, int) and 0 <= x < n
+        assert x is None or 0 <= x < n, "bad"
+        assert 0 <= x < n and x, ("first", x)
+    ''',
+    "declarations_for_comprehension_walrus": '''
+        def f(xs):
+            global W
+            [W := x for x in xs]
+            v = 0
+            def g():
+                nonlocal v
+                return list((v := x) for x in xs)
+            return g(), v
+        class A:
+            def f(self):
+                def g():
+                    nonlocal __class__
+                    __class__ = 5
+                return g()
+        def h():
+            x: int
+            return x
+    ''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODULE_SNIPPETS))
+def test_module_round_trip_gives_the_same_bytecode(name):
+    code = compile(textwrap.dedent(MODULE_SNIPPETS[name]), "<layout>", "exec")
+    text = depyf.decompile_module(code)
+    again = compile(text, "<layout>", "exec")
+    diff = first_difference(normalize(code), normalize(again))
     assert diff is None, "%s\n%s" % (diff.detail, text)

@@ -29,6 +29,8 @@ The folders are the stages, in the order data flows through them::
     symbolic/         markers    values and pseudo statements that are not yet source
                                  (a function not yet made, a with's exit call): leaf module
                       exprs      the ast builders every stage shares: leaf module
+                      numbers    float and complex constants as expressions the compiler
+                                 folds back to the same bits (signed zeros, inf, nan)
                       executor   the stack machine: run loop, constants, temporaries;
                                  ``op_<OPNAME>`` handlers in mixins by family:
                                  loads_stores, operators, calls, flow_ops; stackops: every
@@ -42,7 +44,8 @@ The folders are the stages, in the order data flows through them::
                       bodies     ``finish_body``: implicit returns, tails into else
                       tree       small shared questions on statement lists
                       comprehensions, mangling, signature, bookkeeping (what the compiler
-                                 adds to class and module bodies; global/nonlocal)
+                                 adds to class and module bodies; global/nonlocal, bare
+                                 annotations, the yield of a generator that lost them all)
     output/           printer    ast -> text
                       prove      recompile the text in the original's scope and ask the
                                  equivalence checker (``depyf.equivalence``)

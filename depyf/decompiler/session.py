@@ -91,6 +91,7 @@ class DecompileSession:
         decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code)) \
             if kind != "comprehension" else []
         if kind == "function":
+            decls += bookkeeping.local_declarations(code, instrs)
             decls += bookkeeping.cell_declarations(code, instrs)
         tail = (not V.HAS_EXCEPTION_TABLE and len(instrs) >= 3 and
                 [i.opname for i in instrs[-3:]] == ["RETURN_VALUE", "LOAD_CONST", "RETURN_VALUE"]
@@ -186,7 +187,7 @@ class DecompileSession:
         """The ``def`` (or ``async def``) of the function marker ``fm``."""
         fm.made_into_def = True
         code = fm.code
-        body = self._docstring(code, self.body_of(code))
+        body = self._docstring(code, bookkeeping.generator_marker(code, self.body_of(code)))
         if fm.annotate is not None:  # 3.14+
             fm.annotations = annotations.function_annotations(self, fm)
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
@@ -235,6 +236,7 @@ class DecompileSession:
             expr = _lambda_result(body)
             if expr is None:
                 raise Mismatch("lambda body is not a single expression", function="<lambda>")
+        expr = bookkeeping.generator_lambda_marker(code, expr)
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
                                kwdefaults=_dict_items(fm.kwdefaults), annotations={})
         return ast.Lambda(args=args, body=expr)

@@ -179,3 +179,17 @@ def numeric_constants(n):
 @case((3, 4), (0, 0))
 def builtin_numeric(a, b):
     return abs(-a), round(a / 3, 2), min(a, b), max(a, b), pow(a, 2, 5), divmod(a + 7, 3)
+
+
+# repr(-0j) is "(-0-0j)", which evaluates to 0j: a complex constant's signs of zero (and
+# its inf/nan parts) come back only through expressions the compiler folds into it. The
+# results are compared as reprs (-0j == 0j).
+@case((0,), (1,))
+def complex_constants_signed_zeros(n):
+    z = -0j if n else -(-0.0 - 0j)
+    return repr((z, -0.0 - 0j, 1 - 0j, -(1 + 0j), -0.0, -(0.0 - 2j))), z.real, z.imag
+
+
+@case((1,),)
+def complex_constants_inf_nan_parts(n):
+    return repr((1e999 * 1j, -1e999j, 1e999j - 1e999j, -(1e999 - 1e999j), n * 1e999j))

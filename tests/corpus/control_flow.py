@@ -304,3 +304,31 @@ def assert_in_and_is(action, group):
     assert action in ("error", "ignore"), "invalid action: %r" % (action,)
     assert group is None
     return action
+
+
+# asserts on and/or with chained comparisons as operands (the chain keeps its middle
+# operand on the stack; 3.10+ paste a copy of the raise after its last link)
+@case((3, 5), (7, 5), ("x", 5), (-1, 5))
+def assert_and_chained_comparison(x, n):
+    assert isinstance(x, int) and 0 <= x < n
+    return x
+
+
+@case((None, 5), (3, 5), (9, 5))
+def assert_or_chained_comparison_with_message(x, n):
+    assert x is None or 0 <= x < n, "bad %r" % (x,)
+    return x
+
+
+@case((3, 5), (0, 5), (6, 5), (2, 1), (2, 20))
+def assert_chained_comparisons_and_operands(x, n):
+    assert 0 <= x < n and x, ("first", x)
+    assert (x or n) and x < n < 10 and n, "second"
+    return x
+
+
+@case((1, 5), (-3, 5), (7, 5))
+def if_not_and_chained_comparison_raises(x, n):
+    if not (isinstance(x, int) and 0 <= x < n):
+        raise ValueError(x)
+    return x

@@ -73,3 +73,11 @@ def mutable_display_is_fresh(a):
 @case()
 def negative_and_special_constants():
     return -1, -0.5, -(2 ** 63), float("inf"), -float("inf"), 1e308 * 10, (-1,), {-1: -2}
+
+
+# constants with signed zeros inside folded tuples and frozensets (the results compared as
+# reprs: -0j == 0j)
+@case((0j,), (1,), (-0.0,))
+def constant_tuple_with_signed_zeros(x):
+    t = (-0j, -0.0, (0.0, -(0.0 - 0j)), 1e999 * 1j, 1 - 0j)
+    return repr(t), x in {-0j, 2, -1e999j}, x in (-0.0, 3), repr((-0j, -0.0))

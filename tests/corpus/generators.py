@@ -178,3 +178,57 @@ def infinite_generator(step):
     while True:
         yield i
         i += step
+
+
+# The compiler drops a yield it cannot reach, but the function stays a generator: the
+# decompiled text must make it one again.
+@case((2,), (0,))
+def generator_yield_after_raise(n):
+    if n:
+        raise ValueError(n); yield n  # (one line: 3.8/3.9 keep the dead yield's code)
+    return "no yield"
+
+
+@case((2,),)
+def generator_yield_under_if_false(n):
+    n += 1
+    if False:
+        yield n
+
+
+@case((2,),)
+def generator_yield_under_while_false(n):
+    while False:
+        yield n
+    return n * 2
+
+
+@case(([],),)
+def generator_return_before_yield(log):
+    log.append("ran")
+    return log
+    yield
+
+
+@case((["a"],),)
+def generator_yield_from_after_return(xs):
+    return len(xs)
+    yield from xs
+
+
+@case(([],),)
+async def async_generator_return_before_yield(log):
+    log.append("ran")
+    return
+    yield log
+
+
+# 3.10+ drop the dead arm of a conditional expression, and with it a lambda's only yield
+@case((2,),)
+def generator_lambda_with_dead_yield(n):
+    g = lambda x: (yield) if False else x  # noqa: E731
+    gen = g(n)
+    try:
+        next(gen)
+    except StopIteration as e:
+        return type(gen).__name__, e.value

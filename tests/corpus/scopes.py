@@ -3,6 +3,7 @@ from ._harness import case
 
 COUNTER = 0
 CONFIG = {"level": 1}
+SHADOWED = "global"
 
 
 @case((5,), (-2,))
@@ -174,3 +175,87 @@ def global_used_in_nested_function(n):
 def locals_and_builtins_shadowing(n):
     len = lambda x: 42  # noqa: E731
     return len([1, 2]), sum(range(n))
+
+
+# the only store of a global / nonlocal name is a `:=` in a comprehension or generator
+# expression (a code object of its own before 3.12, a generator expression still after):
+# the declaration is the function's, the store is the comprehension's
+@case((3,), (0,))
+def global_bound_by_walrus_in_comprehension(n):
+    global COUNTER
+    [COUNTER := i * 2 for i in range(n)]
+    return COUNTER
+
+
+@case((3,),)
+def global_bound_by_walrus_in_generator_expression(n):
+    global COUNTER
+    found = [sum((COUNTER := j) for j in range(i)) for i in range(n)]
+    list((COUNTER := -i) for i in range(n))
+    return found, COUNTER
+
+
+@case((3,), (0,))
+def nonlocal_bound_by_walrus_in_comprehension(n):
+    last = None
+
+    def scan():
+        nonlocal last
+        return [last := i for i in range(n)]
+
+    return scan(), last
+
+
+@case((3,), (0,))
+def nonlocal_bound_by_walrus_in_generator_expression(n):
+    last = None
+
+    def scan():
+        nonlocal last
+        return list((last := -i) < -1 for i in range(n))
+
+    return scan(), last
+
+
+# `nonlocal __class__` in a function nested in a method rebinds the class cell
+@case((3,),)
+def nonlocal_class_cell_in_nested_function(n):
+    class A:
+        def f(self):
+            def g():
+                nonlocal __class__
+                __class__ = n
+
+            before = __class__
+            g()
+            return before.__name__, __class__
+
+    return A().f()
+
+
+# a bare annotation makes a name local without binding it (a function does not evaluate
+# the annotation): reading it raises UnboundLocalError, not the global's value
+@case()
+def bare_annotation_makes_local():
+    SHADOWED: int
+    try:
+        return SHADOWED
+    except NameError as e:
+        return type(e).__name__
+
+
+@case((2,),)
+def bare_annotation_bound_by_nested_functions(n):
+    x: int
+    read = lambda: x  # noqa: E731
+
+    def bind():
+        nonlocal x
+        x = n
+
+    try:
+        before = read()
+    except NameError as e:
+        before = type(e).__name__
+    bind()
+    return before, read(), x

@@ -103,3 +103,26 @@ def unpack_string_and_list_in_assignment(pair):
     (x, y) = pair
     [p, q] = pair
     return x + y if isinstance(x, str) else x * y, p, q
+
+
+# an empty target list unpacks to zero items: raises ValueError for a non-empty value
+@case(([],), ([1],), ("",), ("ab",))
+def unpack_to_empty_target(it):
+    try:
+        [] = it
+    except ValueError as e:
+        return "raised", str(e)
+    () = ()
+    return "empty"
+
+
+@case(([[], []],), ([[], [1]],), ([(1, [])],))
+def unpack_to_empty_target_in_for(xs):
+    n = 0
+    try:
+        for [] in xs:
+            n += 1
+    except ValueError:
+        return "raised", n
+    a, [] = 1, []
+    return n, a, [0 for () in xs[1:]]

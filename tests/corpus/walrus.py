@@ -61,3 +61,28 @@ def walrus_with_while_true_parse(text):
         result[k] = int(v)
         i += 1
     return result, p
+
+
+# walruses nested in walruses: each stores the same value (DUP_TOP + STORE per name); as a
+# statement of their own (the outer value popped) and as a value
+@case((3,), (0,))
+def nested_walrus_statement(n):
+    (z := (y := (x := n * 2)))
+    return x, y, z
+
+
+# (a class body has no temporaries to fall back on: the statement was dropped there)
+@case((3,),)
+def nested_walrus_statement_in_class_body(n):
+    class A:
+        (z := (y := (x := n * 2)))
+
+    return A.x, A.y, A.z
+
+
+@case((3,), (0,))
+def nested_walrus_values(n):
+    out = [(b := (a := n + 1))]
+    if (d := (c := n)):
+        out.append(d)
+    return out, a, b, c, d, [(v := (u := i)) for i in range(n)], u, v

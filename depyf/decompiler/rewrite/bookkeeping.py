@@ -3,11 +3,14 @@
 A class or module body is read like a function body, so it comes back with what the
 compiler added to it: ``__module__ = __name__``, ``__qualname__ = ...``, the closing
 ``return``, ``__annotations__['x'] = T`` for ``x: T``. A function body lacks what only a
-declaration says: ``global`` / ``nonlocal`` and cells nothing captures. The session
+declaration says: ``global`` / ``nonlocal``, cells nothing captures, locals only a bare
+annotation makes local, and the ``yield`` that makes a generator when the compiler dropped
+every one as unreachable. The session
 (``decompiler/session.py``) uses these for the bodies it reads, module decompilation
 (``decompiler/modules.py``) through the session.
 """
 import ast
+import dis
 import inspect
 
 from ...bytecode import versions as V
@@ -132,12 +135,12 @@ def declarations(code, instrs, outer_cells=()):
     ``outer_cells``: free variables that are cells of an enclosing function."""
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
-    for ins in instrs:
-        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in stored_globals:
-            stored_globals.append(ins.argval)
-        if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free and \
-                ins.argval not in stored_free and ins.argval != "__class__":
-            stored_free.append(ins.argval)
+    for opname, name in _stores(code, instrs):
+        if opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and name not in stored_globals:
+            stored_globals.append(name)
+        if opname in ("STORE_DEREF", "DELETE_DEREF") and name in free and \
+                name not in stored_free:
+            stored_free.append(name)
     # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
     # outer `x` a cell: `f.__closure__` sees it)
     if free:
@@ -151,6 +154,88 @@ def declarations(code, instrs, outer_cells=()):
     if stored_free:
         out.append(ast.Nonlocal(names=stored_free))
     return out
+
+
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                  ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def generator_marker(code, body):
+    """A generator (or async generator) whose every ``yield`` the compiler dropped as
+    unreachable (``return; yield``, ``if False: yield``, ``raise E; yield``) is one still:
+    the flag comes from the source, not from the bytecode. ``body`` with ``if False:
+    yield`` appended when it has no ``yield`` of its own (the compiler emits nothing for
+    an ``if`` whose test is the constant False, but its symbol table sees the yield)."""
+    if not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR) or has_yield(body):
+        return body
+    dead = ast.If(test=E.const(False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])
+    return [s for s in body if not isinstance(s, ast.Pass)] + [dead]
+
+
+def generator_lambda_marker(code, expr):
+    """The lambda twin of ``generator_marker``: ``(yield) if False else expr`` (3.10+
+    drop the dead arm, and with it the only yield of ``lambda: (yield) if False else x``)."""
+    if not code.co_flags & inspect.CO_GENERATOR or has_yield([expr]):
+        return expr
+    return ast.IfExp(test=E.const(False), body=ast.Yield(value=None), orelse=expr)
+
+
+def has_yield(nodes):
+    """Whether the trees ``nodes`` hold a ``yield`` (or ``yield from``) of their own scope."""
+    work = list(nodes)
+    while work:  # (not those of nested scopes)
+        node = work.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, _NESTED_SCOPES):
+            work.extend(ast.iter_child_nodes(node))
+    return False
+
+
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+def _stores(code, instrs):
+    """``(opname, name)`` of each instruction of ``code`` and, in a function, of the
+    comprehensions and generator expressions made in it (separate code objects up to
+    3.11, generator expressions still after): a ``:=`` in a comprehension binds the name
+    in the enclosing function, so a store of a global or a free variable there is one of
+    the function's (it declared the name ``global`` / ``nonlocal``)."""
+    found = [(ins.opname, ins.argval) for ins in instrs]
+    if not code.co_flags & inspect.CO_OPTIMIZED:
+        return found  # (module level: a comprehension's `:=` needs no declaration)
+    work = list(code.co_consts)
+    while work:
+        nested = work.pop()
+        if hasattr(nested, "co_code") and nested.co_name in _COMPREHENSIONS:
+            found += [(ins.opname, ins.argval) for ins in dis.get_instructions(nested)
+                      if ins.opname == "STORE_GLOBAL" or
+                      ins.opname == "STORE_DEREF" and ins.argval in nested.co_freevars]
+            work.extend(nested.co_consts)
+    return found
+
+
+_BINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF"])
+_READS = frozenset(["LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE"])
+
+
+def local_declarations(code, instrs):
+    """``x: object`` for each local variable that is read but that nothing in the function
+    binds: only a bare annotation (``x: int``, which compiles to nothing in a function)
+    makes a name local without binding it, and reading it raises UnboundLocalError (or, in
+    a nested function, NameError for a free variable), not a global's NameError. Which
+    annotation it had is not in the bytecode (a function does not evaluate it)."""
+    captured = set()
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            captured.update(const.co_freevars)
+    bound = {name for opname, name in _stores(code, instrs) if opname in _BINDS}
+    bound.update(code.co_varnames[:_param_count(code)])
+    read = {ins.argval for ins in instrs if ins.opname in _READS} | captured
+    names = [n for n in code.co_varnames if n in read and n not in bound]
+    names += [n for n in code.co_cellvars if n in captured and n not in bound and n not in names]
+    return [ast.AnnAssign(target=E.name(n, ast.Store()), annotation=E.name("object"), value=None,
+                          simple=1) for n in names]
 
 
 def cell_declarations(code, instrs):

@@ -52,13 +52,13 @@ class Conditions:
             else:
                 true_stack, false_stack = jump_stack, fall_stack
             return self._value_branch(test, t_true, t_false, true_stack, false_stack, ctx)
-        chain = set()  # the blocks that test the further links of a chained comparison
+        chain, cleanup = [], ()  # the blocks of the further links of a chained comparison
         if isinstance(test, M.ExcMatch):
             pass
         elif pending_value(stack) and isinstance(test, ast.Compare) and stack[-1] is test.comparators[-1]:
-            chained = self._chained_condition(test, t_true, t_false, stack)
+            chained = self._chained_condition(test, t_true, t_false, stack, chain)
             if chained is not None:
-                chain.add(t_true)
+                cleanup = (t_false,)
                 test, t_true, t_false = chained
                 stack.pop()
             else:
@@ -78,9 +78,10 @@ class Conditions:
                     facts.note(node, Fact.UNDER_PENDING_VALUE, True)
                 return stmts, nxt, st
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
-        test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack)
+        test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack,
+                                                              links=chain, cleanups=cleanup)
         try:
-            return self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded | chain)
+            return self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded)
         except Mismatch:
             operand = self._bool_operand(test, t_true, t_false, stack)
             if operand is None:
@@ -130,8 +131,9 @@ class Conditions:
             return None
         return test, t_true, t_false, st
 
-    def _chained_condition(self, test, t_true, t_false, stack):
-        """`if a < b < c:` keeps b on the stack; the false path pops it in a cleanup block."""
+    def _chained_condition(self, test, t_true, t_false, stack, links=None):
+        """`if a < b < c:` keeps b on the stack; the false path pops it in a cleanup block.
+        ``links``: a list that gets the blocks of the further links."""
         if t_true not in self.cfg.blocks or t_false not in self.cfg.blocks:
             return None
         clean = self.cfg[t_false]
@@ -160,17 +162,54 @@ class Conditions:
             t2, tt, tf = ast.Compare(left=t2.left, ops=[flip()], comparators=t2.comparators), tf, tt
         joined = ast.Compare(left=test.left, ops=test.ops + t2.ops,
                              comparators=test.comparators + t2.comparators)
+        if links is not None:
+            links.append(t_true)
         if len(st) == len(stack) and st[-1] is t2.comparators[-1] and tf == t_false:
-            deeper = self._chained_condition(joined, tt, tf, st)
+            deeper = self._chained_condition(joined, tt, tf, st, links)
             return deeper
         if len(st) != len(stack) - 1:
             return None
         if false_target is None:
             if tf in self.cfg.blocks and same_code(self.cfg[tf].instrs, clean.instrs[1:]):
                 return joined, tt, tf
-        elif self.cfg.through_jumps(tf) == self.cfg.through_jumps(false_target):
+        elif self._same_exit(tf, false_target):
             return joined, tt, tf
         return None
+
+    def _over_cleanup(self, bid, folded, cleanups):
+        """Up to 3.9 a chained comparison that is an `and` operand jumps over its cleanup
+        to the next operand: where the jump block ``bid`` goes when only the tests
+        ``folded`` reach it and a chained comparison's ``cleanups`` lie there, else None."""
+        to = self.cfg.jump_only_target(bid)
+        if not cleanups or to is None or to < bid or to not in self.cfg.blocks or \
+                not set(self.cfg[bid].preds) <= folded:
+            return None
+        return to
+
+    def _same_exit(self, a, b):
+        """Whether blocks ``a`` and ``b`` go the same way: through jumps to one block, or
+        copies of one `raise` (3.10+ paste the false arm of a chained comparison's last
+        link after it, while the cleanup of the others falls into the original)."""
+        if self.cfg.through_jumps(a) == self.cfg.through_jumps(b):
+            return True
+        if a not in self.cfg.blocks or b not in self.cfg.blocks:
+            return False
+        ba, bb = self.cfg[a], self.cfg[b]
+        return not ba.succs and not bb.succs and same_code(ba.instrs, bb.instrs)
+
+    def _chain_operand(self, test, t_true, t_false, stack, links, shared):
+        """A chained comparison as an operand of a compound test (`a and 0 <= x < n`): its
+        test and targets, a target that goes the way of one of ``shared`` given as that
+        one (``_same_exit``); ``links`` gets its further blocks. None if it is none."""
+        if not (pending_value(stack) and isinstance(test, ast.Compare) and
+                stack[-1] is test.comparators[-1]):
+            return None
+        chained = self._chained_condition(test, t_true, t_false, stack, links)
+        if chained is None:
+            return None
+        joined, tt, tf = chained
+        tt, tf = [next((s for s in shared if self._same_exit(t, s)), t) for t in (tt, tf)]
+        return joined, tt, tf
 
     def _value_branch(self, test, t_true, t_false, true_stack, false_stack, ctx):
         merge = self._branch_merge(test, t_true, t_false, ctx)
@@ -243,8 +282,10 @@ class Conditions:
         testing on that line join."""
         return self._compound_folded(blk, test, t_true, t_false, ctx, stack, line=line)[:3]
 
-    def _compound_folded(self, blk, test, t_true, t_false, ctx, stack, depth=0, line=None):
-        folded = {blk.id}
+    def _compound_folded(self, blk, test, t_true, t_false, ctx, stack, depth=0, line=None,
+                         links=(), cleanups=()):
+        folded = {blk.id} | set(links)
+        cleanups = set(cleanups)  # of chained comparisons: reach further tests, test nothing
         changed = True
         while changed:
             changed = False
@@ -252,8 +293,11 @@ class Conditions:
                 nxt = t_true if side == "true" else t_false
                 if nxt in ctx.sinks() or nxt not in self.cfg.blocks:
                     continue
+                hop = self._over_cleanup(nxt, folded, cleanups)
+                if hop is not None:
+                    hop, nxt = nxt, hop
                 nblk = self.cfg[nxt]
-                if not set(nblk.preds) <= folded or nblk.last.opname not in COND_JUMPS or \
+                if not set(nblk.preds) <= folded | cleanups | {hop} or nblk.last.opname not in COND_JUMPS or \
                         nblk.last.opname in V.JUMP_OR_POP:
                     continue
                 if nxt in self.latches or (ctx.region is not None and nxt not in ctx.region):
@@ -266,12 +310,20 @@ class Conditions:
                 if trial is None:
                     continue
                 t2, tt, tf, sub_stack = trial
-                if len(sub_stack) != len(stack) or isinstance(t2, M.ExcMatch):
+                inner = {nxt}
+                if len(sub_stack) == len(stack) + 1:  # a chained comparison
+                    found = []
+                    chained = self._chain_operand(t2, tt, tf, sub_stack, found, (t_true, t_false))
+                    if chained is None or not ({chained[1], chained[2]} & {t_true, t_false}):
+                        continue
+                    cleanups.add(tf)
+                    t2, tt, tf = chained
+                    inner.update(found)
+                elif len(sub_stack) != len(stack) or isinstance(t2, M.ExcMatch):
                     continue
                 shared = t_true if side == "false" else t_false
-                if any(self._own_continue(b, shared) for b in folded | {nxt}):
+                if any(self._own_continue(b, shared) for b in folded | inner):
                     continue
-                inner = {nxt}
                 if not ({tt, tf} & {t_true, t_false}) and depth < 8:
                     # the block's own targets are further tests: fold those first
                     t2, tt, tf, inner = self._compound_folded(nblk, t2, tt, tf, ctx, stack, depth + 1,
@@ -290,7 +342,7 @@ class Conditions:
                         test, t_true = boolop(ast.And, test, E.negate(t2)), tf
                     else:
                         continue
-                folded |= inner
+                folded |= inner | ({hop} if hop is not None else set())
                 changed = True
                 break
         return test, t_true, t_false, folded

@@ -18,6 +18,7 @@ from .. import facts
 from ..facts import Fact
 from .markers import Marker
 from .exprs import (INF, const, is_literal, name)
+from .numbers import number_expr
 from .loads_stores import LoadsStores
 from .operators import Operators
 from .calls import Calls
@@ -56,10 +57,14 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
-        if isinstance(value, float) and (value != value or value in (INF, -INF)):
-            # no literal: expressions the compiler folds back (1e309 overflows to inf)
-            if value != value:
-                return ast.BinOp(left=const(INF), op=ast.Sub(), right=const(INF))
+        if isinstance(value, complex) or isinstance(value, float) and value != value:
+            # no repr gives back a NaN's sign or a complex's signed zeros: expressions
+            # the compiler folds back
+            node = number_expr(value)
+            if node is not None:
+                return node
+        elif isinstance(value, float) and value in (INF, -INF):
+            # no literal: 1e309 overflows to inf
             return const(INF) if value > 0 else ast.UnaryOp(op=ast.USub(), operand=const(INF))
         if is_literal(value):
             if isinstance(value, tuple):

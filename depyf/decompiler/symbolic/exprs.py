@@ -10,6 +10,7 @@ from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .markers import CellRef, Marker, WithExitCall, YieldFromIter
+from .numbers import number_expr
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -129,10 +130,11 @@ INF = float("inf")
 
 
 def is_literal(value):
-    """Whether ``repr(value)`` is Python source that evaluates back to an equal value."""
+    """Whether ``value`` has source that evaluates back to it: its ``repr`` (inf and nan
+    as expressions the compiler folds; a complex number: ``numbers.number_expr``)."""
     if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
-        if isinstance(value, complex):  # a nan part has no literal (inf: 1e309j)
-            return value.real == value.real and value.imag == value.imag
+        if isinstance(value, complex):  # (signed zeros and NaNs: ``numbers``)
+            return number_expr(value) is not None
         return True  # inf and nan are written as expressions the compiler folds
     if isinstance(value, (tuple, frozenset)):
         return all(is_literal(v) for v in value)

@@ -166,10 +166,7 @@ class LoadsStores:
             out.append(facts.get(value, Fact.CLASS_DEF))
             return
         if isinstance(value, ast.NamedExpr) and facts.get(value, Fact.CHAIN, None) is not None:
-            if stack and stack[-1] is value:  # a = b = c = v: one more target
-                facts.get(value, Fact.CHAIN).append(as_store(target))
-                return
-            out.append(ast.Assign(targets=facts.get(value, Fact.CHAIN) + [as_store(target)], value=value.value))
+            self._store_chained(target, value, stack, out)
             return
         if stack and stack[-1] is value and isinstance(target, ast.Name) and \
                 not isinstance(value, Marker):
@@ -203,6 +200,21 @@ class LoadsStores:
             out.append(ast.Assign(
                 targets=[ast.Tuple(elts=[t for _, t, _ in group], ctx=ast.Store())],
                 value=ast.Tuple(elts=[v for _, _, v in group], ctx=ast.Load())))
+
+    def _store_chained(self, target, value, stack, out):
+        """A store of a value already stored (``Fact.CHAIN``: its targets so far)."""
+        chain = facts.get(value, Fact.CHAIN)
+        if stack and stack[-1] is value:  # a = b = c = v: one more target
+            if isinstance(target, ast.Name):
+                # ... or `(b := (a := v))` if the value is used: a walrus around it
+                stack[-1] = ast.NamedExpr(target=as_store(target), value=value)
+                facts.note(stack[-1], Fact.CHAIN, chain + [as_store(target)])
+            else:
+                chain.append(as_store(target))
+            return
+        while facts.get(value, Fact.CHAIN, None) is not None:
+            value = value.value  # the walruses around the value, each one of the targets
+        out.append(ast.Assign(targets=chain + [as_store(target)], value=value))
 
     def _import_stmt(self, imp, target):
         alias_name = target.id if isinstance(target, ast.Name) else None
@@ -259,6 +271,9 @@ class LoadsStores:
 
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
         value = pop(stack)
+        if not ins.arg:  # `[] = value`: no target to wait for (raises for a non-empty value)
+            self._assign(ast.Tuple(elts=[], ctx=ast.Store()), value, stack, out)
+            return
         up = UnpackTarget(ins.arg)
         up.source = value
         for _ in range(ins.arg):
