@@ -319,6 +319,41 @@ SNIPPETS = {
                     if x:
                         h(x)
     ''',
+    # a class body's own stores of the names the compiler stores first (by position)
+    "class_body_stores_bookkeeping_names": '''
+        def f(m, d):
+            class C:
+                __module__ = m
+                __qualname__ = 'X'
+                __doc__ = d
+                __classcell__ = m
+            return C
+    ''',
+    # annotations in a block of a class body: the compiler sets up __annotations__
+    "class_annotation_in_with": '''
+        def f(cm, n):
+            class C:
+                with cm:
+                    x: int = n
+                if n:
+                    y: str
+            return C
+    ''',
+    # the class body's end copied into the handler and the if arm that fall into it
+    "class_body_ends_in_try_else": '''
+        def f(n, g):
+            class C:
+                if n:
+                    try:
+                        v = g(n)
+                    except ValueError:
+                        pass
+                    else:
+                        w = v
+                else:
+                    v = None
+            return C
+    ''',
 }
 
 
