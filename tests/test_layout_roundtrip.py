@@ -354,6 +354,17 @@ SNIPPETS = {
                     v = None
             return C
     ''',
+    # a break out of the loop that ends a class body: the body's end is copied there
+    "class_body_ends_in_loop_break": '''
+        def f(n):
+            class C:
+                for i in range(n):
+                    if i == 2:
+                        break
+                else:
+                    i = None
+            return C
+    ''',
 }
 
 

@@ -146,3 +146,22 @@ def class_body_ends_in_try_else(n):
             value = None
 
     return Tail.value if hasattr(Tail, "value") else "unset"
+
+
+@case((0,), (2,), (5,))
+def class_body_ends_in_loop_break(n):
+    # a break out of the loop that ends the body jumps to the body's end (copied there)
+    class Search:
+        for i in range(4):
+            if i == n:
+                found = i
+                break
+        else:
+            found = -1
+
+    class Plain:
+        for i in range(4):
+            if i == n:
+                break
+
+    return Search.found, Plain.i

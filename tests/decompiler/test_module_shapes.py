@@ -164,6 +164,36 @@ CASES = {
             _module = types.ModuleType(__name__)
             sys.modules[__name__] = _module
         ''', "sorted(_import_structure), sys.modules[__name__] is _module"),
+    "module_ends_in_loops": ('''
+        import sys
+
+        for x in range(3):
+            if x == len(sys.argv):
+                break
+        else:
+            y = 2
+        n = 0
+        while True:
+            n += 1
+            for k in range(3):
+                if k == n:
+                    break
+            if n > 2:
+                break
+        ''', "x, y, n, k"),
+    "class_ends_in_loop": ('''
+        import sys
+
+        class Loop:
+            def method(self):
+                return __class__
+
+            for x in range(3):
+                if x == len(sys.argv):
+                    break
+            else:
+                y = 2
+        ''', "Loop.x, Loop.y, Loop().method() is Loop"),
 }
 
 

@@ -9,6 +9,7 @@ from ..symbolic import exprs as E
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
+from .body_ends import ends_into_else
 from .rules import fix
 from .tree import COMPOUND, TRY_KINDS, child_lists, drop_tail, is_return_none, leaves
 
@@ -27,7 +28,7 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
         stmts = drop_tail(stmts, is_return_none)
     stmts = fix(stmts)
     if not can_return:
-        _ends_into_else(stmts)
+        ends_into_else(stmts)
     _refuse_pending_branches(stmts)
     if is_function and unreachable_tail_return:
         # the function ended in an if/else whose arms all leave: `if c: return a` `return b`
@@ -58,55 +59,6 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
         stmts = drop_tail(stmts, is_return_none if V.EXIT_BLOCKS_COPIED else
                            lambda s: is_return_none(s) and facts.get(s, Fact.AT_END, False))
     return stmts or [ast.Pass()]
-
-
-def _ends_into_else(stmts):
-    """A class or module body has no `return`: one there is the compiler's copy of the
-    body's end (3.10+ copies it into an if or except arm that falls into it, a class
-    body's closing bookkeeping with it). In a statement list that ends the body, the
-    statements after an if whose body ends in it, or after a try (no else, no finally)
-    whose handlers all leave, one of them through it, were its `else`: that arm fell
-    into the end past them (``stmts``, a list that ends the body, edited in place)."""
-    for k in range(len(stmts) - 2, -1, -1):
-        s = stmts[k]
-        if isinstance(s, ast.If) and not s.orelse and _ends_body(s.body):
-            arms = [s.body]
-        elif isinstance(s, TRY_KINDS) and not s.orelse and not s.finalbody and s.handlers and \
-                all(h.body and (leaves(h.body[-1]) or _ends_body(h.body)) for h in s.handlers) \
-                and any(_ends_body(h.body) for h in s.handlers):
-            arms = [h.body for h in s.handlers if _ends_body(h.body)]
-        else:
-            continue
-        for arm in arms:
-            _drop_end(arm)
-        s.orelse = stmts[k + 1:]
-        del stmts[k + 1:]
-    last = stmts[-1] if stmts else None
-    ends = []
-    if isinstance(last, ast.If):
-        ends = [last.body, last.orelse]
-    elif isinstance(last, (ast.With, ast.AsyncWith)):
-        ends = [last.body]
-    elif isinstance(last, TRY_KINDS) and not last.finalbody:
-        ends = [last.orelse or last.body] + [h.body for h in last.handlers]
-    for block in ends:
-        _ends_into_else(block)
-
-
-def _ends_body(block):
-    return bool(block) and isinstance(block[-1], ast.Return)
-
-
-def _drop_end(block):
-    """``block`` without the copy of the body's end it ends in: the return, a class
-    body's closing bookkeeping before it (``V.CLASS_TAIL_BOOKKEEPING``)."""
-    block.pop()
-    while block and isinstance(block[-1], ast.Assign) and len(block[-1].targets) == 1 and \
-            isinstance(block[-1].targets[0], ast.Name) and \
-            block[-1].targets[0].id in V.CLASS_TAIL_BOOKKEEPING:
-        block.pop()
-    if not block:
-        block.append(ast.Pass())
 
 
 def _refuse_pending_branches(stmts):

@@ -113,8 +113,9 @@ def _assigns_name(stmt):
 def _drop_copied_tail_bookkeeping(stmts):
     """A class body's closing bookkeeping (``return None``, 3.13+'s
     ``__static_attributes__ = (...)``) is copied, like any tail, into the branches of an
-    if/else or the handlers of a try that ends the body: drop it there as at the top
-    level (a class body has no return of its own). Edits ``stmts`` in place."""
+    if/else, the handlers of a try or the else of a loop that ends the body: drop it
+    there as at the top level (a class body has no return of its own). Edits ``stmts``
+    in place."""
     while stmts and (isinstance(stmts[-1], ast.Return) or
                      _assigns_name(stmts[-1]) in V.CLASS_TAIL_BOOKKEEPING):
         stmts.pop()
@@ -126,15 +127,14 @@ def _drop_copied_tail_bookkeeping(stmts):
         blocks = [last.body, last.orelse]
     elif type(last).__name__ in ("Try", "TryStar"):
         blocks = [last.body, last.orelse] + [h.body for h in last.handlers]
+    elif isinstance(last, (ast.For, ast.AsyncFor, ast.While)):
+        blocks = [last.orelse]  # (3.13+: where the loop ends, the tail is copied too)
     for block in blocks:
         if block:
             _drop_copied_tail_bookkeeping(block)
             if not block:
                 block.append(ast.Pass())
-    if isinstance(last, ast.If) and len(last.orelse) == 1 and isinstance(last.orelse[0], ast.Pass):
-        last.orelse = []
-    if type(last).__name__ in ("Try", "TryStar") and len(last.orelse) == 1 and \
-            isinstance(last.orelse[0], ast.Pass):
+    if hasattr(last, "orelse") and len(last.orelse) == 1 and isinstance(last.orelse[0], ast.Pass):
         last.orelse = []
 
 
