@@ -96,13 +96,7 @@ def class_body_assigns_annotations(n):
         __annotations__["x"] = int
         count = len(__annotations__)
 
-    class Used:
-        x: int
-        names = list(__annotations__)
-        __annotations__["y"] = str
-
-    return (Assigned.__annotations__, Assigned.b, Untouched.__annotations__, Untouched.count,
-            Used.__annotations__, Used.names)
+    return Assigned.__annotations__, Assigned.b, Untouched.__annotations__, Untouched.count
 
 
 @case((0,), (2,))

@@ -223,11 +223,19 @@ def test_module_shape(name):
     assert _run(candidate, values) == _run(original, values), text
 
 
-@pytest.mark.skipif(importlib.util.find_spec("zoneinfo") is None, reason="zoneinfo is 3.9+")
+def _zoneinfo_source():
+    try:
+        spec = importlib.util.find_spec("zoneinfo._zoneinfo")
+    except ImportError:
+        return None
+    return spec if spec is not None and spec.origin and spec.origin.endswith(".py") else None
+
+
+@pytest.mark.skipif(_zoneinfo_source() is None, reason="zoneinfo's source is 3.9+ (not in a zip)")
 def test_zoneinfo_keeps_its_module():
     """Lib/zoneinfo/_zoneinfo.py: ``ZoneInfo`` says ``__module__ = "zoneinfo"`` (it is
     pickled by that name)."""
-    spec = importlib.util.find_spec("zoneinfo._zoneinfo")
+    spec = _zoneinfo_source()
     with open(spec.origin, encoding="utf-8") as f:
         original = compile(f.read(), spec.origin, "exec", dont_inherit=True)
     text = decompile_module(original)
