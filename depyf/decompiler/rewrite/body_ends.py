@@ -103,19 +103,11 @@ def _exits(block, kind):
 
 
 def _returns_to_breaks(block):
-    """Each return that leaves the loop whose body is ``block`` made a ``break``."""
+    """Each return that leaves the loop whose body is ``block`` made a ``break`` (without
+    a class body's closing bookkeeping copied before it)."""
     for inner in list(_lists(block)):
-        for i, s in enumerate(inner):
-            if isinstance(s, ast.Return):
-                inner[i] = ast.Break()
-                del inner[max(0, i - _tail_bookkeeping_before(inner, i)):i]
-                break  # (a return ends its list)
-
-
-def _tail_bookkeeping_before(block, i):
-    n = 0
-    while i - n - 1 >= 0 and isinstance(block[i - n - 1], ast.Assign) and \
-            len(block[i - n - 1].targets) == 1 and isinstance(block[i - n - 1].targets[0], ast.Name) \
-            and block[i - n - 1].targets[0].id in V.CLASS_TAIL_BOOKKEEPING:
-        n += 1
-    return n
+        i = next((i for i, s in enumerate(inner) if isinstance(s, ast.Return)), None)
+        if i is not None:  # (a return ends its list)
+            head = inner[:i]
+            _drop_tail_bookkeeping(head)
+            inner[:] = head + [ast.Break()] + inner[i + 1:]

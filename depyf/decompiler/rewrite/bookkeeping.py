@@ -17,6 +17,7 @@ from .tree import recurse
 from ..symbolic import exprs as E
 from ..symbolic import markers as M
 
+
 def class_body(code, body):
     """The source statements of the class body ``code`` read as ``body``: without the
     compiler's bookkeeping, with annotated assignments and private names as written.
