@@ -423,6 +423,52 @@ SNIPPETS = {
             assert x is None or 0 <= x < n
             return x
     ''',
+    # a class body's own stores of the names the compiler stores first (by position)
+    "class_body_stores_bookkeeping_names": '''
+        def f(m, d):
+            class C:
+                __module__ = m
+                __qualname__ = 'X'
+                __doc__ = d
+                __classcell__ = m
+            return C
+    ''',
+    # annotations in a block of a class body: the compiler sets up __annotations__
+    "class_annotation_in_with": '''
+        def f(cm, n):
+            class C:
+                with cm:
+                    x: int = n
+                if n:
+                    y: str
+            return C
+    ''',
+    # the class body's end copied into the handler and the if arm that fall into it
+    "class_body_ends_in_try_else": '''
+        def f(n, g):
+            class C:
+                if n:
+                    try:
+                        v = g(n)
+                    except ValueError:
+                        pass
+                    else:
+                        w = v
+                else:
+                    v = None
+            return C
+    ''',
+    # a break out of the loop that ends a class body: the body's end is copied there
+    "class_body_ends_in_loop_break": '''
+        def f(n):
+            class C:
+                for i in range(n):
+                    if i == 2:
+                        break
+                else:
+                    i = None
+            return C
+    ''',
 }
 
 

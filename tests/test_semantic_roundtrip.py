@@ -26,6 +26,7 @@ A second test per corpus file checks that the inputs of its cases execute every 
 the case functions (and of the functions, lambdas and comprehensions nested in them), so
 that every path is exercised; it does not need the decompiler.
 """
+import __future__
 import asyncio
 import collections
 import contextlib
@@ -54,6 +55,10 @@ KNOWN_FAILURES = CORPUS_DIR / "known_failures.txt"
 PACKAGE = "depyf_corpus"  # the corpus is imported under this name, whatever sys.path holds
 PY = "%d.%d" % sys.version_info[:2]
 CALL_TIME_LIMIT_S = 10  # per call; a wrong loop condition must fail, not hang the run
+
+FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 _VERSION_LINE = re.compile(r"^#\s*(min|max)-python:\s*(\d+)\.(\d+)\s*$")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -358,7 +363,9 @@ def roundtrip(case):
     check_no_added_finally_exits(case, src)
     namespace = dict(case.module.__dict__)
     del namespace[case.fn.__name__]  # the new definition must provide it
-    exec(compile(src, "<depyf: %s>" % case.id, "exec"), namespace)
+    # under the case's `from __future__` imports, as it was compiled (and as it is proven)
+    flags = case.fn.__code__.co_flags & FUTURE_FLAGS
+    exec(compile(src, "<depyf: %s>" % case.id, "exec", flags=flags, dont_inherit=True), namespace)
     new = namespace.get(case.fn.__name__)
     assert isinstance(new, types.FunctionType), (
         "the decompiled text does not define function %r:\n%s" % (case.fn.__name__, src)

@@ -382,10 +382,13 @@ INLINED_BUILTIN_CALLS = frozenset(["all", "any", "tuple"]) if PY >= (3, 14) else
 # the decompiler writes such a constant back as slice syntax.
 SLICE_CONSTANTS = PY >= (3, 14)
 # The bookkeeping assignments that close a class body (and are copied into the branches
-# of an if/else or try that ends it): 3.13 ``__static_attributes__``; 3.14 also
-# ``__classdictcell__`` (after it), which 3.14 makes for more bodies.
-CLASS_TAIL_BOOKKEEPING = frozenset(["__static_attributes__"]
-                                   + (["__classdictcell__"] if PY >= (3, 14) else []))
+# of an if/else or try that ends it): 3.12+ ``__classdictcell__`` (a body with annotation
+# scopes; 3.14 makes it for more bodies), 3.13+ ``__static_attributes__`` (before it).
+CLASS_TAIL_BOOKKEEPING = frozenset((["__classdictcell__"] if PY >= (3, 12) else [])
+                                   + (["__static_attributes__"] if PY >= (3, 13) else []))
+# The stores that open a class body, in order, before the docstring: ``__module__ =
+# __name__``, ``__qualname__ = '<qualname>'``, 3.13+ ``__firstlineno__ = <line>``.
+CLASS_PROLOGUE = ("__module__", "__qualname__") + (("__firstlineno__",) if PY >= (3, 13) else ())
 # 3.14 has no RETURN_CONST: `return <constant>` and a conditional expression's constant
 # arm (its copy of the shared return) are both LOAD_CONST + RETURN_VALUE. A statement
 # starts a line of its own; the arm's copy has none (it stays on the line of the test).

@@ -190,14 +190,14 @@ class DecompileSession:
         body = self._docstring(code, bookkeeping.generator_marker(code, self.body_of(code)))
         if fm.annotate is not None:  # 3.14+
             fm.annotations = annotations.function_annotations(self, fm)
+        items = _annotation_items(fm.annotations, bookkeeping.is_future_annotations(code))
         args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
-                               kwdefaults=_dict_items(fm.kwdefaults),
-                               annotations=_annotation_items(fm.annotations))
+                               kwdefaults=_dict_items(fm.kwdefaults), annotations=items)
         if args.vararg is not None and args.vararg.annotation is not None:
             args.vararg.annotation = _starred(args.vararg.annotation)  # *args: *Ts (3.11+)
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         cls = ast.AsyncFunctionDef if is_async else ast.FunctionDef
-        returns = _annotation_items(fm.annotations).get("return") if fm.annotations is not None else None
+        returns = items.get("return")
         node = cls(name=name or code.co_name, args=args, body=body or [ast.Pass()],
                    decorator_list=list(fm.decorators), returns=returns, type_comment=None)
         if hasattr(ast, "TypeVar"):
@@ -290,7 +290,8 @@ class DecompileSession:
 
     def make_module(self, code):
         """The ``ast.Module`` of a module's code object."""
-        body = bookkeeping.module_body(annotations.place(self, self.body_of(code, kind="module")))
+        body = bookkeeping.module_body(annotations.place(self, self.body_of(code, kind="module")),
+                                       code)
         return ast.Module(body=body or [ast.Pass()], type_ignores=[])
 
 
@@ -386,12 +387,21 @@ def _dict_items(node):
     raise Mismatch("unexpected keyword defaults form")
 
 
-def _annotation_items(node):
+def _annotation_items(node, future=False):
+    """A def's annotations (name -> expression); ``future``: compiled under ``from
+    __future__ import annotations``, which made each one the text of its expression."""
     if node is None:
         return {}
     if isinstance(node, ast.Dict):
-        return {k.value: v for k, v in zip(node.keys, node.values)}
-    if isinstance(node, ast.Tuple):  # 3.10+: flat (name, value, name, value, ...)
+        items = {k.value: v for k, v in zip(node.keys, node.values)}
+    elif isinstance(node, ast.Tuple):  # 3.10+: flat (name, value, name, value, ...)
         elts = node.elts
-        return {elts[i].value: elts[i + 1] for i in range(0, len(elts), 2)}
-    raise Mismatch("unexpected annotations form")
+        items = {elts[i].value: elts[i + 1] for i in range(0, len(elts), 2)}
+    else:
+        raise Mismatch("unexpected annotations form")
+    if future:
+        items = {k: bookkeeping.written_annotation(v) for k, v in items.items()}
+        if None in items.values():
+            raise Mismatch("an annotation under `from __future__ import annotations` "
+                           "that is no expression's text")
+    return items

@@ -2,6 +2,7 @@
 with module decompilation (``decompiler/rewrite/bookkeeping.py``): table-driven, on
 bodies parsed from text (``ast.parse`` accepts a ``return`` anywhere; only the compiler
 refuses it)."""
+import __future__
 import ast
 import types
 
@@ -9,6 +10,7 @@ import pytest
 
 import depyf
 
+from depyf.bytecode import versions as V
 from depyf.decompiler.rewrite import bookkeeping
 from depyf.decompiler.api import READINGS
 from depyf.decompiler.facts import Fact, get
@@ -16,7 +18,7 @@ from depyf.decompiler.output.printer import unparse
 from depyf.decompiler.session import DecompileSession
 from depyf.decompiler.symbolic import markers as M
 
-CLASS_CODE = types.SimpleNamespace(co_name="C", co_cellvars=())
+CLASS_CODE = types.SimpleNamespace(co_name="C", co_cellvars=(), co_flags=0)
 
 
 def _stmts(text):
@@ -27,15 +29,28 @@ def _text(stmts):
     return unparse(ast.Module(body=stmts, type_ignores=[])) if stmts else ""
 
 
+PROLOGUE = "__module__ = __name__\n__qualname__ = 'C'\n" + \
+    ("__firstlineno__ = 1\n" if "__firstlineno__" in V.CLASS_PROLOGUE else "")
+TAIL = "".join("%s = ()\n" % name for name in sorted(V.CLASS_TAIL_BOOKKEEPING, reverse=True))
+
 CLASS_BODIES = [
     # the compiler's own assignments and closing return go
-    ("__module__ = __name__\n__qualname__ = 'C'\nx = 1\nreturn None\n", "x = 1\n"),
-    ("__classcell__ = __class__\n__static_attributes__ = ('a',)\ny = 2\n", "y = 2\n"),
+    (PROLOGUE + "x = 1\nreturn None\n", "x = 1\n"),
+    ("y = 2\n" + TAIL + "return (__classcell__ := __class__)\n", "y = 2\n"),
     # the docstring is stored as __doc__
+    (PROLOGUE + "__doc__ = 'text'\ny = 2\n", "'text'\ny = 2\n"),
     ("__doc__ = 'text'\ny = 2\n", "'text'\ny = 2\n"),
-    # an annotation stored after its assignment is one annotated assignment
-    ("x = 1\n__annotations__['x'] = int\n", "x: int = 1\n"),
-    ("__annotations__['x'] = int\n", "x: int\n"),
+    # the body's own stores of those names stay: only the compiler's, where it puts
+    # them, go
+    (PROLOGUE + "__module__ = 'm'\n__qualname__ = 'X'\n", "__module__ = 'm'\n__qualname__ = 'X'\n"),
+    (PROLOGUE + "__doc__ = 'a'\n__doc__ = 'b'\n", "'a'\n__doc__ = 'b'\n"),
+    (PROLOGUE + "__doc__ = d()\n", "__doc__ = d()\n"),  # docstrings are strings
+    ("__classcell__ = 42\nreturn (__classcell__ := __class__)\n", "__classcell__ = 42\n"),
+    # an annotation stored after its assignment is one annotated assignment, in a
+    # block too, where the compiler set up __annotations__
+    (PROLOGUE + "x = 1\n__annotations__['x'] = int\n", "x = 1\n__annotations__['x'] = int\n"),
+    ("__annotations__ = {}\n__annotations__['x'] = int\n",
+     "__annotations__ = {}\n__annotations__['x'] = int\n"),
     # a private name is spelled as written
     ("_C__secret = 1\n", "__secret = 1\n"),
     # the closing bookkeeping copied into the arms of a final if/else goes from each arm
@@ -50,6 +65,37 @@ def test_class_body(source, expected):
     assert _text(bookkeeping.class_body(CLASS_CODE, _stmts(source))) == _text(_stmts(expected))
 
 
+ANNOTATED_BODIES = [
+    ("x = 1\n__annotations__['x'] = int\n", "x: int = 1\n"),
+    ("__annotations__['x'] = int\n", "x: int\n"),
+    ("if a:\n    x = 1\n    __annotations__['x'] = int\n", "if a:\n    x: int = 1\n"),
+    ("with a:\n    __annotations__['x'] = int\n", "with a:\n    x: int\n"),
+    ("def f():\n    __annotations__['x'] = int\n", "def f():\n    __annotations__['x'] = int\n"),
+]
+
+
+@pytest.mark.parametrize("source,expected", ANNOTATED_BODIES)
+def test_annotated_class_body(source, expected):
+    stmts = [M.SetupAnnotations()] + _stmts(source)
+    assert _text(bookkeeping.class_body(CLASS_CODE, stmts)) == _text(_stmts(expected))
+
+
+FUTURE_CODE = types.SimpleNamespace(co_name="C", co_cellvars=(),
+                                    co_flags=__future__.annotations.compiler_flag)
+
+
+@pytest.mark.parametrize("source,expected", [
+    # `from __future__ import annotations` stores each annotation as its text
+    ("__annotations__['x'] = 'int'\n", "x: int\n"),
+    ("__annotations__['x'] = \"'T'\"\n", "x: 'T'\n"),
+    ("__annotations__['x'] = 'list[C]'\n", "x: list[C]\n"),
+    ("__annotations__['x'] = '1 +'\n", "__annotations__['x'] = '1 +'\n"),  # no expression's text
+])
+def test_future_annotated_class_body(source, expected):
+    stmts = [M.SetupAnnotations()] + _stmts(source)
+    assert _text(bookkeeping.class_body(FUTURE_CODE, stmts)) == _text(_stmts(expected))
+
+
 def test_class_body_drops_the_type_params_bookkeeping():
     # 3.12+: `__type_params__ = .type_params` (a name no source can write)
     stmt = ast.Assign(targets=[ast.Name(id="__type_params__", ctx=ast.Store())],
@@ -58,15 +104,23 @@ def test_class_body_drops_the_type_params_bookkeeping():
     # `__classdict__ = locals()` only where the body has that cell
     classdict = _stmts("__classdict__ = locals()\n")
     assert _text(bookkeeping.class_body(CLASS_CODE, classdict)) == "__classdict__ = locals()\n"
-    with_cell = types.SimpleNamespace(co_name="C", co_cellvars=("__classdict__",))
+    with_cell = types.SimpleNamespace(co_name="C", co_cellvars=("__classdict__",), co_flags=0)
     assert bookkeeping.class_body(with_cell, _stmts("__classdict__ = locals()\n")) == []
 
 
 MODULE_BODIES = [
     ("__doc__ = 'text'\nx = 1\nreturn None\n", "'text'\nx = 1\n"),
     ("__doc__ = 1\n", "__doc__ = 1\n"),  # not a docstring: docstrings are strings
-    ("x = f()\n__annotations__['x'] = int\n", "x: int = f()\n"),
+    # no SETUP_ANNOTATIONS: the body's own __annotations__
+    ("x = f()\n__annotations__['x'] = int\n", "x = f()\n__annotations__['x'] = int\n"),
     ("x = 1\nreturn 2\n", "x = 1\nreturn 2\n"),  # only `return None` is the compiler's
+    # `global` after the docstring and the future imports, where it may stand; not for
+    # names a nested function declares global (the compiler declares them in the module)
+    ("global X, Y\n__doc__ = 'd'\nfrom __future__ import annotations\nX = 1\n"
+     "def f():\n    global Y\n    Y = 1\n",
+     "'d'\nfrom __future__ import annotations\nglobal X\nX = 1\n"
+     "def f():\n    global Y\n    Y = 1\n"),
+    ("global Y\ndef f():\n    global Y\n    Y = 1\n", "def f():\n    global Y\n    Y = 1\n"),
 ]
 
 
@@ -79,6 +133,8 @@ def test_module_body_drops_setup_annotations():
     # from 3.9 it comes before the docstring
     stmts = [M.SetupAnnotations()] + _stmts("__doc__ = 'text'\n__annotations__['x'] = int\n")
     assert _text(bookkeeping.module_body(stmts)) == _text(_stmts("'text'\nx: int\n"))
+    stmts = [M.SetupAnnotations()] + _stmts("if a:\n    __annotations__['x'] = int\n")
+    assert _text(bookkeeping.module_body(stmts)) == _text(_stmts("if a:\n    x: int\n"))
 
 
 def _code(source, name=None):

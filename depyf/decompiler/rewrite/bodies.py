@@ -9,6 +9,7 @@ from ..symbolic import exprs as E
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
+from .body_ends import ends_into_else
 from .rules import fix
 from .tree import COMPOUND, TRY_KINDS, child_lists, drop_tail, is_return_none, leaves
 
@@ -26,6 +27,8 @@ def finish_body(stmts, is_function=True, unreachable_tail_return=False, can_retu
         # arms goes before the clean-ups, which would read those returns as early exits
         stmts = drop_tail(stmts, is_return_none)
     stmts = fix(stmts)
+    if not can_return:
+        ends_into_else(stmts)
     _refuse_pending_branches(stmts)
     if is_function and unreachable_tail_return:
         # the function ended in an if/else whose arms all leave: `if c: return a` `return b`

@@ -9,54 +9,102 @@ every one as unreachable. The session
 (``decompiler/session.py``) uses these for the bodies it reads, module decompilation
 (``decompiler/modules.py``) through the session.
 """
+import __future__
 import ast
 import dis
 import inspect
 
 from ...bytecode import versions as V
 from .mangling import unmangle_class_body
+from .tree import recurse
 from ..symbolic import exprs as E
 from ..symbolic import markers as M
-
-_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
-                      "__classdictcell__"}
 
 
 def class_body(code, body):
     """The source statements of the class body ``code`` read as ``body``: without the
-    compiler's bookkeeping, with annotated assignments and private names as written."""
-    cleaned = []
-    for s in body:
-        if _assigns_name(s) in _CLASS_BOOKKEEPING:
-            continue
-        if isinstance(s, ast.Return):  # `return __classcell__` / implicit return
-            continue
-        if _assigns_name(s) == "__classcell__":
-            continue
-        if isinstance(s, M.SetupAnnotations):
-            continue
-        if _is_class_scope_bookkeeping(s, code):
-            continue
-        cleaned.append(s)
+    compiler's bookkeeping, with annotated assignments and private names as written.
+
+    The compiler's stores are known by where they stand (``V.CLASS_PROLOGUE`` first, the
+    docstring next, ``V.CLASS_TAIL_BOOKKEEPING`` and ``return __classcell__`` last): the
+    body's own statements may store the same names (``__module__ = 'zoneinfo'``)."""
+    cleaned = _without_prologue(code, body)
+    annotated = any(isinstance(s, M.SetupAnnotations) for s in cleaned)
+    cleaned = [s for s in cleaned if not isinstance(s, ast.Return) and  # `return __classcell__`
+               not isinstance(s, M.SetupAnnotations)]
     _drop_copied_tail_bookkeeping(cleaned)
-    cleaned = unmangle_class_body(code.co_name, annotated_assignments(cleaned))
-    if cleaned and _assigns_name(cleaned[0]) == "__doc__":
-        cleaned[0] = ast.Expr(value=cleaned[0].value)
-    return cleaned
+    if annotated:
+        cleaned = annotated_assignments(cleaned, is_future_annotations(code))
+    return unmangle_class_body(code.co_name, cleaned)
 
 
-def module_body(body):
-    """The source statements of a module body read as ``body``: without the closing
-    ``return None`` and ``SETUP_ANNOTATIONS`` (which comes before the docstring from
-    3.9), with its docstring and annotations."""
+def _without_prologue(code, body):
+    """``body`` (its declarations first) without the stores the compiler opens a class
+    body with, its docstring (``__doc__ = '...'``, the first statement after them)
+    written as one."""
+    body, expected = list(body), list(V.CLASS_PROLOGUE)
+    i = 0
+    while i < len(body):
+        s = body[i]
+        if isinstance(s, (M.SetupAnnotations, ast.Global, ast.Nonlocal)):
+            i += 1
+        elif _is_class_scope_bookkeeping(s, code):
+            del body[i]
+        elif expected and _assigns_name(s) == expected[0] and _is_prologue_value(s):
+            del body[i]
+            expected.pop(0)
+        else:
+            break
+    if i < len(body) and _assigns_name(body[i]) == "__doc__" and _is_str(body[i].value):
+        body[i] = ast.Expr(value=body[i].value)
+    return body
+
+
+def _is_prologue_value(stmt):
+    """The value the compiler stores in its opening ``__module__``/``__qualname__``/
+    ``__firstlineno__``: ``__name__``, a string, a line number."""
+    target, value = _assigns_name(stmt), stmt.value
+    if target == "__module__":
+        return isinstance(value, ast.Name) and value.id == "__name__"
+    return isinstance(value, ast.Constant) and \
+        type(value.value) is (str if target == "__qualname__" else int)
+
+
+def _is_str(node):
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def module_body(body, code=None):
+    """The source statements of a module body read as ``body`` (its ``global``
+    declarations first): without the closing ``return None`` and ``SETUP_ANNOTATIONS``
+    (which comes before the docstring from 3.9), with its docstring and annotations.
+    A module-level ``global X`` goes after the docstring and ``from __future__`` imports,
+    where it may stand; the compiler declares a name global in the module by itself when
+    a function or class nested in it does (a STORE_GLOBAL at the top level), so the
+    names their text declares need none."""
+    n = 0
+    while n < len(body) and isinstance(body[n], ast.Global):
+        n += 1
+    decls, body = body[:n], body[n:]
+    annotated = any(isinstance(s, M.SetupAnnotations) for s in body)
     body = [s for s in body if not isinstance(s, M.SetupAnnotations)]
     if body and isinstance(body[-1], ast.Return) and (
             body[-1].value is None or isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None):
         body = body[:-1]
-    if body and _assigns_name(body[0]) == "__doc__" and \
-            isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if body and _assigns_name(body[0]) == "__doc__" and _is_str(body[0].value):
         body[0] = ast.Expr(value=body[0].value)
-    return annotated_assignments(body)
+    if annotated:
+        body = annotated_assignments(body, code is not None and is_future_annotations(code))
+    nested = {name for s in body for node in ast.walk(s) if isinstance(node, ast.Global)
+              for name in node.names}
+    names = [name for d in decls for name in d.names if name not in nested]
+    if names:
+        at = 1 if body and isinstance(body[0], ast.Expr) and _is_str(body[0].value) else 0
+        while at < len(body) and isinstance(body[at], ast.ImportFrom) and \
+                body[at].module == "__future__":
+            at += 1
+        body.insert(at, ast.Global(names=names))
+    return body
 
 
 def _assigns_name(stmt):
@@ -69,8 +117,9 @@ def _assigns_name(stmt):
 def _drop_copied_tail_bookkeeping(stmts):
     """A class body's closing bookkeeping (``return None``, 3.13+'s
     ``__static_attributes__ = (...)``) is copied, like any tail, into the branches of an
-    if/else or the handlers of a try that ends the body: drop it there as at the top
-    level (a class body has no return of its own). Edits ``stmts`` in place."""
+    if/else, the handlers of a try or the else of a loop that ends the body: drop it
+    there as at the top level (a class body has no return of its own). Edits ``stmts``
+    in place."""
     while stmts and (isinstance(stmts[-1], ast.Return) or
                      _assigns_name(stmts[-1]) in V.CLASS_TAIL_BOOKKEEPING):
         stmts.pop()
@@ -82,15 +131,14 @@ def _drop_copied_tail_bookkeeping(stmts):
         blocks = [last.body, last.orelse]
     elif type(last).__name__ in ("Try", "TryStar"):
         blocks = [last.body, last.orelse] + [h.body for h in last.handlers]
+    elif isinstance(last, (ast.For, ast.AsyncFor, ast.While)):
+        blocks = [last.orelse]  # (3.13+: where the loop ends, the tail is copied too)
     for block in blocks:
         if block:
             _drop_copied_tail_bookkeeping(block)
             if not block:
                 block.append(ast.Pass())
-    if isinstance(last, ast.If) and len(last.orelse) == 1 and isinstance(last.orelse[0], ast.Pass):
-        last.orelse = []
-    if type(last).__name__ in ("Try", "TryStar") and len(last.orelse) == 1 and \
-            isinstance(last.orelse[0], ast.Pass):
+    if hasattr(last, "orelse") and len(last.orelse) == 1 and isinstance(last.orelse[0], ast.Pass):
         last.orelse = []
 
 
@@ -107,9 +155,11 @@ def _is_class_scope_bookkeeping(stmt, code):
     return False
 
 
-def annotated_assignments(stmts):
+def annotated_assignments(stmts, future=False):
     """`__annotations__['x'] = T` (after an optional `x = v`) is `x: T = v` in a class or
-    module body; the compiler sets up ``__annotations__`` only for the real syntax."""
+    module body whose annotations the compiler set up (SETUP_ANNOTATIONS: the body has
+    one somewhere, in a block too); ``future``: the body is compiled under ``from
+    __future__ import annotations``, which stores each annotation as its text."""
     out = []
     for s in stmts:
         t = s.targets[0] if isinstance(s, ast.Assign) and len(s.targets) == 1 else None
@@ -119,15 +169,37 @@ def annotated_assignments(stmts):
                 else t.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
                 name = key.value
+                annotation = written_annotation(s.value) if future else s.value
+                if annotation is None:  # a text no annotation compiles to
+                    out.append(s)
+                    continue
                 value = None
                 prev = out[-1] if out else None
                 if _assigns_name(prev) == name:
                     value = out.pop().value
                 out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()),
-                                         annotation=s.value, value=value, simple=1))
+                                         annotation=annotation, value=value, simple=1))
                 continue
+        recurse(s, lambda block: annotated_assignments(block, future))
         out.append(s)
     return out
+
+
+def is_future_annotations(code):
+    """Whether ``code`` was compiled under ``from __future__ import annotations``."""
+    return bool(code.co_flags & __future__.annotations.compiler_flag)
+
+
+def written_annotation(node):
+    """The annotation ``from __future__ import annotations`` stored as the text ``node``
+    holds, as the expression written (``'T'`` for the text ``"'T'"``); None where
+    ``node`` is no text of an expression."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return None
+    try:
+        return ast.parse(node.value, mode="eval").body
+    except SyntaxError:
+        return None
 
 
 def declarations(code, instrs, outer_cells=()):
