@@ -19,6 +19,7 @@ examples:
   depyf decompile script.py                         what the decompiler makes of a file
   depyf decompile script.py:Model.forward           one function of it
   depyf decompile json.decoder:JSONDecoder.decode --check
+  depyf decompile build/app --out recovered         a folder of .pyc files back to source
   depyf run train.py --epochs 1                     run a program under prepare_debug
   depyf run --dump-dir dumps -m mypkg.train         the same for a module
   depyf report dumps --open                         the HTML report of a dump directory

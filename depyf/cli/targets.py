@@ -1,9 +1,10 @@
 """What ``depyf decompile TARGET`` names, found without surprises.
 
-TARGET is a ``.py`` file (compiled, never run), a ``.pyc`` file (the running Python's),
-an importable module (its code read from the loader, never run), each optionally
-followed by ``:QUALNAME`` (``Class.method``, ``outer.<locals>.inner``); for a module with
-a qualname the module IS imported and the object found by attribute, so the function's
+TARGET is a ``.py`` file (compiled, never run), a ``.pyc`` file (the running Python's;
+another version's is found as such, for that version's interpreter: ``pythons``), an
+importable module (its code read from the loader, never run), each optionally followed
+by ``:QUALNAME`` (``Class.method``, ``outer.<locals>.inner``); for a module with a
+qualname the module IS imported and the object found by attribute, so the function's
 defaults and annotations come with it. Every way this can fail is a ``CliError``
 saying which.
 """
@@ -18,6 +19,7 @@ import types
 
 from ..errors import UnsupportedPycError
 from ..decompiler.modules import read_pyc
+from . import pycs, pythons
 from .output import CliError
 
 _QUALNAME = re.compile(r"^(?:[^\W\d]\w*|<locals>)(?:\.(?:[^\W\d]\w*|<locals>))*$")
@@ -28,11 +30,15 @@ _MODULE = re.compile(r"^[^\W\d]\w*(?:\.[^\W\d]\w*)*$")
 class Found:
     """What to decompile: ``code`` (a code object), or ``obj`` (a function-like object,
     for ``depyf.decompile``); ``module``: the code is a whole module; ``label``: how
-    messages name it; ``filename``: for compiling the output back (``--check``)."""
+    messages name it; ``filename``: the file it comes from; ``module_code``: for a def
+    or class of a file, the file's module code; ``version``: for a .pyc of another
+    Python version, that version (nothing else is set: that Python decompiles it)."""
 
-    def __init__(self, label, code=None, obj=None, module=False, filename="<decompiled>"):
+    def __init__(self, label, code=None, obj=None, module=False, filename="<decompiled>",
+                 module_code=None, version=None):
         self.label, self.code, self.obj = label, code, obj
         self.module, self.filename = module, filename
+        self.module_code, self.version = module_code, version
 
 
 def split(target):
@@ -52,11 +58,15 @@ def find(target):
     if os.path.isdir(where):
         raise CliError("%s is a directory; give a .py or .pyc file, or a module name" % where)
     if os.path.exists(where):
-        module_code, filename = _file_code(where)
         label = where if qualname is None else "%s:%s" % (where, qualname)
+        version = _other_version(where)
+        if version is not None:
+            return Found(label, filename=where, version=version)
+        module_code, filename = _file_code(where)
         if qualname is None:
             return Found(label, code=module_code, module=True, filename=filename)
-        return Found(label, code=code_at(module_code, qualname, where), filename=filename)
+        return Found(label, code=code_at(module_code, qualname, where), filename=filename,
+                     module_code=module_code)
     if where.endswith((".py", ".pyc", ".pyw")) or os.sep in where or "/" in where:
         raise CliError("no such file: %s" % where)
     if not _MODULE.match(where):
@@ -65,6 +75,20 @@ def find(target):
         code, filename = module_code_of(where)
         return Found(where, code=code, module=True, filename=filename)
     return _attribute(where, qualname)
+
+
+def _other_version(path):
+    """The version of another Python that wrote the .pyc at ``path``, or None (this
+    Python's, or what ``_file_code`` says is wrong with it); ``CliError`` for a
+    version depyf does not read."""
+    if path.endswith((".py", ".pyw")):
+        return None
+    header = pycs.header(path)
+    if header.kind == pycs.UNSUPPORTED:
+        raise CliError(header.problem)
+    if header.kind == pycs.OTHER and not pythons.DELEGATED:
+        return header.version
+    return None
 
 
 def _file_code(path):

@@ -31,6 +31,27 @@ _MAGIC_RANGES = [
 ]
 
 
+# The versions whose bytecode depyf reads.
+SUPPORTED_VERSIONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+
+
+def pyc_version(magic):
+    """The Python that writes .pyc files starting with ``magic`` (their first 4 bytes):
+    "3.11" for a version of ``_MAGIC_RANGES``, "3.7 or older", "2.7 or older" (Python
+    1.5 to 2.7), "newer than 3.16" past the table; None when ``magic`` is no .pyc magic
+    number."""
+    number = int.from_bytes(magic[:2], "little")
+    if len(magic) < 4 or magic[2:4] != b"\r\n" or number < 3000:
+        return None
+    if number >= 20000:
+        return "2.7 or older"
+    if number < _MAGIC_RANGES[0][0]:
+        return "3.7 or older"
+    if number >= _MAGIC_RANGES[-1][0] + 50:
+        return "newer than %s" % _MAGIC_RANGES[-1][1]
+    return _version_of_magic(magic)
+
+
 def _version_of_magic(magic):
     number = int.from_bytes(magic[:2], "little")
     found = None
@@ -59,9 +80,23 @@ def is_module(code):
 
 def module_source(code, indentation=4, allow_unproven=False):
     """``(text, ModuleVerdict)`` of ``decompile_module`` (inside the caller's
-    ``public_errors``). Each reading of ``READINGS`` reads the whole module; a def or
-    class statement not proven in it is read again in the other readings, alone
-    (``_repair``); the first reading proven wins, else the first one's result."""
+    ``public_errors``), from ``read_module``."""
+    tree, session, text, verdict = read_module(code, indentation)
+    if verdict:
+        return text, verdict
+    if allow_unproven:
+        return _marked(tree, session, verdict, indentation), verdict
+    raise UnprovenError("the decompiled module is not proven to do what the bytecode does: "
+                        + verdict.reason, source=text, verdict=verdict, function="<module>")
+
+
+def read_module(code, indentation=4):
+    """``(tree, session, text, ModuleVerdict)`` of the module ``code`` (inside the
+    caller's ``public_errors``). Each reading of ``READINGS`` reads the whole module; a
+    def or class statement not proven in it is read again in the other readings, alone
+    (``_repair``); the first reading proven wins, else the first one's result. ``tree``
+    is what ``text`` prints; ``session.made_statement`` finds its def and class
+    statements."""
     first = None
     for reading in READINGS:
         session = DecompileSession({}, "__temp_", reading)
@@ -76,13 +111,24 @@ def module_source(code, indentation=4, allow_unproven=False):
         if not verdict:
             text, verdict = _repair(code, tree, session, verdict, indentation)
         if verdict:
-            return text, verdict
+            return tree, session, text, verdict
         first = first or (tree, session, text, verdict)
-    tree, session, text, verdict = first
-    if allow_unproven:
-        return _marked(tree, session, verdict, indentation), verdict
-    raise UnprovenError("the decompiled module is not proven to do what the bytecode does: "
-                        + verdict.reason, source=text, verdict=verdict, function="<module>")
+    return first
+
+
+def module_statement(code, inner, indentation=4):
+    """``(text, ModuleVerdict)``: the def or class statement that the module ``code``
+    makes from the code object ``inner`` nested in it, as the module makes it (its
+    decorators, default values, annotations; a class's bases and keywords), printed on
+    its own, and the verdict on the whole module's text, which proves it. ``text`` is
+    None when the module is not proven, or no def or class statement is read from
+    ``inner`` (a lambda's or a comprehension's code)."""
+    with public_errors("<module>"):
+        tree, session, _, verdict = read_module(code, indentation)
+        node = session.made_statement(inner) if verdict else None
+        if node is None:
+            return None, verdict
+        return unparse(ast.Module(body=[node], type_ignores=[]), indentation), verdict
 
 
 def _repair(code, tree, session, verdict, indentation):

@@ -76,7 +76,7 @@ def test_pyc_of_this_python(depyf, src, tmp_path):
 
 
 @pytest.mark.parametrize("qualname, first", [
-    ("add", "def add(a, b):"),  # compiled, not run: defaults live in the module's code
+    ("add", "def add(a, b=2):"),  # as the module makes it: with its default values
     ("Box.get", "def get(self, key):"),
     ("outer.inner", "def inner(y):"),
     ("outer.<locals>.inner", "def inner(y):"),
@@ -146,7 +146,7 @@ def test_missing_files(depyf, tmp_path):
 
 
 def test_a_directory(depyf, tmp_path):
-    _fails(depyf("decompile", str(tmp_path)), 1, "is a directory")
+    _fails(depyf("decompile", str(tmp_path)), 1, "is a directory", "give --out SRC")
 
 
 def test_not_a_pyc(depyf, tmp_path):
@@ -161,13 +161,17 @@ def test_not_a_pyc(depyf, tmp_path):
     _fails(depyf("decompile", str(short)), 1, "too short to be a .pyc")
 
 
-def test_pyc_of_another_python(depyf, tmp_path):
+def test_pyc_of_another_python_with_none_installed(depyf, tmp_path):
     magic, version = _other_python_magic()
     pyc = tmp_path / "other.pyc"
     pyc.write_bytes(magic + bytes(12) + b"\xe3" + bytes(40))
-    running = "%d.%d" % sys.version_info[:2]
-    _fails(depyf("decompile", str(pyc)), 1, "written by Python %s" % version,
-           "decompile it with Python %s" % version, "this is Python %s" % running)
+    nothing = tmp_path / "empty"
+    nothing.mkdir()
+    env = {"PATH": str(nothing), "PYENV_ROOT": str(nothing)}  # no other Python to be found
+    r = depyf("decompile", str(pyc), env=env)
+    _fails(r, 1, "written by Python %s" % version, "only Python %s can decompile it" % version,
+           "no Python %s was found" % version, "install Python %s" % version)
+    assert len(r.err.splitlines()) == 1, r
 
 
 def test_syntax_error(depyf, tmp_path):
@@ -228,6 +232,10 @@ import sys
 import depyf.decompiler.api as api
 from depyf.verify import Verdict
 api.prove = lambda *a, **k: Verdict(False, "made-up difference", different=True)
+import depyf.decompiler.modules as modules
+from depyf.decompiler.output.prove_module import ModuleVerdict
+modules.prove_module = lambda *a, **k: ModuleVerdict(
+    Verdict(False, "made-up module difference", different=True))
 from depyf.cli import main
 sys.exit(main(sys.argv[1:]))
 '''
@@ -237,6 +245,9 @@ def test_unproven_function_is_refused_unless_allowed(python, src):
     r = python(["-c", _UNPROVEN, "decompile", "%s:add" % src])
     assert r.rc == 1 and r.out == "", r
     assert "not proven" in r.err and "made-up difference" in r.err and "--allow-unproven" in r.err
+    # the module is not proven either: the def is shown alone, and the note says so
+    assert "shown as its code object alone, without the decorators and default values" in r.err
+    assert "the module is not proven: made-up module difference" in r.err, r
     r = python(["-c", _UNPROVEN, "decompile", "%s:add" % src, "--allow-unproven"])
     assert r.rc == 1, r
     assert r.out.startswith("# depyf: NOT PROVEN") and "def add(a, b):" in r.out
@@ -282,7 +293,7 @@ def test_color(depyf, src):
     assert r.rc == 0 and "\x1b[" not in r.out, r
     if importlib.util.find_spec("rich") is None:
         r = depyf("decompile", "%s:add" % src, "--color", "always")
-        assert r.rc == 0 and r.out.startswith("def add(a, b):"), r  # plain without rich
+        assert r.rc == 0 and r.out.startswith("def add(a, b=2):"), r  # plain without rich
     else:
         r = depyf("decompile", "%s:add" % src, "--color", "always")
         assert r.rc == 0 and "\x1b[" in r.out, r
