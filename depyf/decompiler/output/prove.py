@@ -147,22 +147,28 @@ def _makes_class(code):
                for c in code.co_consts)
 
 
-def _wrap(source, code, scopes=(), binds_free=False):
+def _wrap(source, code, scopes=(), binds_free=False, name=None):
     """``(text, names of the wrappers, outermost first)``: text that recompiles
     ``source`` inside ``scopes`` with ``code``'s free variables free.
 
     The innermost function binds them (and ``__class__``, which ``super()`` needs, unless
     the def is right inside a class of ``scopes``, whose cell it is), ``__depyf_outer__``
     when ``scopes`` has none and they or ``CO_NESTED`` need one: a class would do for
-    ``__class__`` but would also mangle ``__names`` such as Dynamo's ``__compiled_fn_1``."""
+    ``__class__`` but would also mangle ``__names`` such as Dynamo's ``__compiled_fn_1``.
+    ``__depyf_outer__`` declares the def's ``name`` global: the def would otherwise bind
+    it there, and a call of a global of that name inside (a method ``getattr`` calling
+    the builtin) would read that binding as a free variable."""
     free = list(code.co_freevars) if not binds_free else []
     if scopes and scopes[-1][0] == "class":
         free = [name for name in free if name != "__class__"]
     blocks = list(scopes)
     functions = [i for i, (kind, _) in enumerate(blocks) if kind == "function"]
+    declare = []
     if not functions and (free or code.co_flags & _CO_NESTED and not binds_free):
         blocks.append(("function", OUTER))
         functions.append(len(blocks) - 1)
+        if name is not None and name not in code.co_freevars:
+            declare = [("global %s" % name, False)]
     lines = source.splitlines()
     if blocks:
         # (only triple-quoted strings span lines in printed code)
@@ -172,6 +178,8 @@ def _wrap(source, code, scopes=(), binds_free=False):
         for i in reversed(range(len(blocks))):
             kind, name = blocks[i]
             bind = [("%s = None" % " = ".join(free), False)] if free and i == functions[-1] else []
+            if blocks[i][1] == OUTER:
+                bind = declare + bind
             header = "def %s():" % name if kind == "function" else "class %s:" % name
             lines = [(header, False)] + _indent(bind + lines)
         lines = [line for line, _ in lines]
@@ -203,7 +211,8 @@ def recompile(code, source, where, scopes=()):
     ``code``: the def named ``where`` (compiled inside ``scopes``), or the one a ``Place``
     points to."""
     place = where if isinstance(where, Place) else Place((), scopes)
-    text, wrappers = _wrap(source, code, place.scopes, place.binds_free)
+    text, wrappers = _wrap(source, code, place.scopes, place.binds_free,
+                           None if isinstance(where, Place) else where)
     try:
         module = compile(text, "<depyf-check>", "exec", dont_inherit=True,
                          flags=code.co_flags & _FUTURE_FLAGS)

@@ -224,3 +224,23 @@ def test_strings_over_lines_keep_their_text_when_the_def_is_compiled_in_a_wrappe
     assert "indented inside" in code.co_consts[0]
     assert again.co_consts[0] == code.co_consts[0]
     assert set(again.co_consts) == set(code.co_consts)
+
+
+class _Tracer:
+    def getattr(self, attr, default):
+        return getattr(self, attr, default)
+
+
+class _SubTracer(_Tracer):
+    def getattr(self, attr):
+        value = super().getattr(attr, None)
+        return getattr(value, attr)
+
+
+def test_a_method_named_like_the_builtin_it_calls_is_proven_in_a_wrapper():
+    # the method needs a wrapper function (its __class__ cell for super()); the def
+    # statement must not make its own name a variable of that wrapper, or the call of
+    # the builtin `getattr` inside would read it as a free variable
+    source = depyf.decompile(_SubTracer.getattr)
+    assert "return getattr(value, attr)" in source
+    assert depyf.decompile(_Tracer.getattr)
