@@ -15,7 +15,7 @@ import types
 import pytest
 
 from depyf.decompiler.modules import decompile_module
-from depyf.verify.equivalence import equivalent
+from depyf.equivalence import equivalent
 
 CASES = {
     "class_sets_module_and_qualname": ('''
