@@ -23,7 +23,7 @@ from ..bytecode import versions as V
 from .flow.instructions import normalize
 from .rewrite.mangling import mangle
 from .rewrite.bodies import finish_body, returned_expression
-from .rewrite.signature import build_arguments
+from .rewrite.signature import annotation_items, build_arguments, dict_items, tuple_elts
 from .rewrite import bookkeeping
 from .structure.emitter import Emitter
 from . import annotations
@@ -190,9 +190,9 @@ class DecompileSession:
         body = self._docstring(code, bookkeeping.generator_marker(code, self.body_of(code)))
         if fm.annotate is not None:  # 3.14+
             fm.annotations = annotations.function_annotations(self, fm)
-        items = _annotation_items(fm.annotations, bookkeeping.is_future_annotations(code))
-        args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
-                               kwdefaults=_dict_items(fm.kwdefaults), annotations=items)
+        items = annotation_items(fm.annotations, bookkeeping.is_future_annotations(code))
+        args = build_arguments(code, defaults=tuple_elts(fm.defaults),
+                               kwdefaults=dict_items(fm.kwdefaults), annotations=items)
         if args.vararg is not None and args.vararg.annotation is not None:
             args.vararg.annotation = _starred(args.vararg.annotation)  # *args: *Ts (3.11+)
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
@@ -237,8 +237,8 @@ class DecompileSession:
             if expr is None:
                 raise Mismatch("lambda body is not a single expression", function="<lambda>")
         expr = bookkeeping.generator_lambda_marker(code, expr)
-        args = build_arguments(code, defaults=_tuple_elts(fm.defaults),
-                               kwdefaults=_dict_items(fm.kwdefaults), annotations={})
+        args = build_arguments(code, defaults=tuple_elts(fm.defaults),
+                               kwdefaults=dict_items(fm.kwdefaults), annotations={})
         return ast.Lambda(args=args, body=expr)
 
     def make_comprehension(self, fm, args):
@@ -369,39 +369,3 @@ def _refuse_recomputed(stmts, ex, code):
                     raise Mismatch("a value used twice would be computed twice",
                                    function=code.co_name)
                 seen.add(id(node))
-
-
-def _tuple_elts(node):
-    if node is None:
-        return None
-    if isinstance(node, ast.Tuple):
-        return list(node.elts)
-    raise Mismatch("unexpected defaults form")
-
-
-def _dict_items(node):
-    if node is None:
-        return {}
-    if isinstance(node, ast.Dict):
-        return {k.value: v for k, v in zip(node.keys, node.values)}
-    raise Mismatch("unexpected keyword defaults form")
-
-
-def _annotation_items(node, future=False):
-    """A def's annotations (name -> expression); ``future``: compiled under ``from
-    __future__ import annotations``, which made each one the text of its expression."""
-    if node is None:
-        return {}
-    if isinstance(node, ast.Dict):
-        items = {k.value: v for k, v in zip(node.keys, node.values)}
-    elif isinstance(node, ast.Tuple):  # 3.10+: flat (name, value, name, value, ...)
-        elts = node.elts
-        items = {elts[i].value: elts[i + 1] for i in range(0, len(elts), 2)}
-    else:
-        raise Mismatch("unexpected annotations form")
-    if future:
-        items = {k: bookkeeping.written_annotation(v) for k, v in items.items()}
-        if None in items.values():
-            raise Mismatch("an annotation under `from __future__ import annotations` "
-                           "that is no expression's text")
-    return items
