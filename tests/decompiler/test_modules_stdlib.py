@@ -16,9 +16,7 @@ from depyf.verify import stdlib_corpus
 PY = "%d.%d" % sys.version_info[:2]
 
 KNOWN = {
-    "3.12": {"ntpath": "a module-level try/except/else whose else arm ends the module: the "
-                       "except clause is read ending in `return None`",
-             "shutil": "_rmtree_safe_fd is not proven (see the stdlib round trip)",
+    "3.12": {"shutil": "_rmtree_safe_fd is not proven (see the stdlib round trip)",
              "subprocess": "Popen.__exit__ is not proven (see the stdlib round trip)"},
     "3.13": {"posixpath": "realpath is not proven (see the stdlib round trip)"},
     "3.14": {"types": "the statements after a module-level `try: raise TypeError` / `except "
