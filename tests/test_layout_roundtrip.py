@@ -319,6 +319,19 @@ SNIPPETS = {
                     if x:
                         h(x)
     ''',
+    # a try statement in a bare except clause (which every path runs into) stays in the
+    # clause: the `raise` after it re-raises the exception being handled
+    "try_in_a_bare_except_clause": '''
+        def f(g):
+            try:
+                g()
+            except:
+                try:
+                    g(1)
+                except ValueError:
+                    g(2)
+                raise
+    ''',
 }
 
 

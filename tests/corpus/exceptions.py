@@ -1034,3 +1034,86 @@ def for_break_in_an_except_clause_in_a_loop(items):
             except TypeError:
                 hashable_misses.append(value)
     return log
+
+
+# A try statement nested in an except clause stays in the clause: the code after it (a
+# bare `raise`, a `return`) runs while the exception is still being handled. Up to now a
+# bare except clause, which every path runs into, was read as ending where the nested try
+# begins (the try hoisted out of the clause, or the clause's POP_EXCEPT refused).
+
+
+@case(("ok",), ("value",), ("key",))
+def try_except_in_a_bare_except_clause(kind):
+    try:
+        raise KeyError(kind)
+    except:
+        try:
+            r = trigger(kind)
+        except ValueError:
+            r = "inner value"
+        try:
+            raise
+        except KeyError as e:
+            return "reraised", r, e.args, _handled()
+
+
+@case(("ok",), ("value",), ("zero",))
+def bare_raise_after_a_try_in_a_bare_except_clause(kind):
+    log = []
+    try:
+        try:
+            raise AppError(kind)
+        except:
+            try:
+                log.append(trigger(kind))
+            except ValueError:
+                log.append(_handled())
+            raise
+    except AppError as e:
+        return log, e.args
+
+
+@case(("ok",), ("value",), ("key",))
+def try_except_in_a_typed_except_clause(kind):
+    try:
+        raise KeyError(kind)
+    except KeyError:
+        try:
+            r = trigger(kind)
+        except (ValueError, KeyError):
+            r = _handled()
+        try:
+            raise
+        except KeyError as e:
+            return "reraised", r, e.args
+
+
+@case(("ok",), ("value",), ("type",))
+def try_except_in_a_named_except_clause(kind):
+    try:
+        raise AppError(kind)
+    except AppError as e:
+        try:
+            r = trigger(kind)
+        except ValueError as inner:
+            r = str(inner)
+        try:
+            raise
+        except AppError as again:
+            return r, again is e, _handled()
+
+
+@case(("ok",), ("value",))
+def try_finally_in_a_bare_except_clause(kind):
+    log = []
+    try:
+        try:
+            raise KeyError(kind)
+        except:
+            try:
+                log.append(trigger(kind))
+            finally:
+                log.append(_handled())
+            raise
+    except (KeyError, ValueError) as e:
+        return log, type(e).__name__

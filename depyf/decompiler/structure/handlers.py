@@ -35,6 +35,23 @@ class Handlers:
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
 
+    def _handler_interior(self, entry):
+        """The blocks of the except clauses of ``entry`` that run before their POP_EXCEPT
+        (with the exception still being handled), reached from its start; empty for a
+        finally handler, which restores the exception state by re-raising."""
+        if self._handler_is_finally(entry):
+            return set()
+        seen, work = set(), [entry.target]
+        while work:
+            b = work.pop()
+            if b in seen or b not in self.cfg.blocks:
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            if not any(i.opname == "POP_EXCEPT" for i in blk.instrs):
+                work.extend(blk.succs)
+        return seen
+
     def _handlers_rejoin(self, entry, exit_block, ctx):
         """Where the except clauses of ``entry`` go on after their POP_EXCEPT, when the
         body's way out ``exit_block`` goes on nowhere else (it reaches that place,

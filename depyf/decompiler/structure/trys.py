@@ -115,10 +115,12 @@ class Trys:
         leaves it (or reaches the end of the enclosing construct)."""
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
-        if follow == entry.target or (len(sources) == 1 and follow is not None and any(
-                i.opname == "POP_EXCEPT" for i in self.cfg[follow].instrs)):
-            # the handler (its own code, reached only from it while the body returns)
-            # cannot be where the try statement ends
+        if follow == entry.target or (len(sources) == 1 and follow is not None and (any(
+                i.opname == "POP_EXCEPT" for i in self.cfg[follow].instrs) or
+                follow in self._handler_interior(entry))):
+            # the handler (its own code, reached only from it while the body returns:
+            # a try nested in a bare except clause that every path runs) cannot be where
+            # the try statement ends
             follow = None
         if follow is None and len(sources) == 1:
             # ... but the end of an enclosing except clause (its POP_EXCEPT), where the
