@@ -332,6 +332,20 @@ SNIPPETS = {
                     g(2)
                 raise
     ''',
+    # mailbox._singlefileMailbox.close: a try/finally in a finally body, whose copy on
+    # the normal path holds the inner try's own copy (3.10 copies the outer re-raise to
+    # each way out of the inner body): each finally body once, in its place
+    "try_finally_in_a_finally_body": '''
+        def f(self):
+            try:
+                self.flush()
+            finally:
+                try:
+                    if self._locked:
+                        self.unlock()
+                finally:
+                    self._file.close()
+    ''',
 }
 
 

@@ -118,3 +118,40 @@ def raise_through_finally_then_return(n):
         return "normal"
     except KeyError:
         return log
+
+
+@case(("ok", []), ("r", []), ("value", []))
+def return_in_a_try_in_a_finally_body(kind, log):
+    # the try/finally in the finally body: its copies on the normal path (after the
+    # outer one's) are dropped inner first; the `return` leaves through the inner finally
+    try:
+        log.append(trigger(kind))
+    finally:
+        try:
+            if kind == "r":
+                return log
+        finally:
+            log.append(3)
+    return log, 1
+
+
+@case(("ok", []), ("r", []), ("value", []), ("key", []))
+def return_in_a_finally_in_a_finally_body(kind, log):
+    try:
+        log.append(trigger(kind))
+    finally:
+        try:
+            log.append(2)
+        finally:
+            log.append(3)
+            if kind in ("r", "key"):
+                return log
+    return log, 1
+
+
+def trigger(kind):
+    if kind == "value":
+        raise ValueError(kind)
+    if kind == "key":
+        raise KeyError(kind)
+    return kind

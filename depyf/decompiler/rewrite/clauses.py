@@ -7,8 +7,8 @@ from ..mismatch import Mismatch
 from ..symbolic import markers as M
 from .. import facts
 from ..facts import Fact
-from .copies import strip_copies
-from .tree import drop_tail, is_exc_expr, recurse
+from .copies import drop_finally_copies, strip_copies
+from .tree import TRY_KINDS, drop_tail, is_exc_expr, recurse
 
 
 def build_try(body, hstmts, fname):
@@ -27,7 +27,8 @@ def build_try(body, hstmts, fname):
         final.pop()
     final = _drop_tail_reraises(_clean_finally_body(final))
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
-    strip_copies(node.body, node.finalbody)
+    strip_copies(node.body, node.finalbody)  # (the copies are compared as they were read)
+    node.finalbody = _tail_try_reraises(final) or [ast.Pass()]
     return node, True
 
 
@@ -48,6 +49,19 @@ def _drop_tail_reraises(stmts):
     beside one that returns, an except clause of a with statement at the end) is the
     finally's own re-raise: the source just ends there."""
     return drop_tail(stmts, lambda s: isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False))
+
+
+def _tail_try_reraises(final):
+    """A try/finally that ends a finally body (once the copy of its own finally body on
+    its normal path is dropped): the end of its body runs its finally body and then
+    reaches the end of this one, where 3.10 copied the re-raise (after the copy that
+    ``strip_copies`` took out): the source just ends there."""
+    final = list(final)
+    drop_finally_copies(final)
+    last = final[-1] if final else None
+    if isinstance(last, TRY_KINDS) and last.finalbody and not facts.get(last, Fact.FINALLY_COPY, False):
+        last.body = _tail_try_reraises(_drop_tail_reraises(last.body)) or [ast.Pass()]
+    return final
 
 
 def _clauses(stmts, fname):

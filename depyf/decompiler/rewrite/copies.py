@@ -24,7 +24,7 @@ def strip_copies(stmts, copy):
         # the copy sits right before the escape, or before the copies of enclosing
         # finally bodies that run after it (those are stripped by their own try)
         k = next((k for k in range(4) if i - k >= n and same_stmts(stmts[i - k - n:i - k], copy)), None) \
-            if isinstance(s, ESCAPES) else None
+            if isinstance(s, ESCAPES) or _is_reraise(s) else None
         if k is not None:
             del stmts[i - k - n:i - k]
             i -= n
@@ -34,6 +34,13 @@ def strip_copies(stmts, copy):
             for body in child_lists(s):
                 strip_copies(body, copy)
         i += 1
+
+
+def _is_reraise(s):
+    """The compiler's re-raise that ends an enclosing finally body (3.10 copies it to
+    where the paths of a try nested there leave, each after the copy of that try's own
+    finally body): the way out of the try like a return."""
+    return isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False)
 
 
 def _strip_copy_ending_in_escape(stmts, start, copy):
@@ -76,9 +83,10 @@ def _strip_branching_copy(stmts, start, copy):
 
 def drop_finally_copies(out):
     """The normal path after a try/finally runs a copy of the finally body: drop it
-    (compared once both sides are cleaned up)."""
-    k = 0
-    while k < len(out):
+    (compared once both sides are cleaned up). From the last statement back: a copy of
+    a finally body holding a try/finally is followed by that try's own copy, dropped
+    first."""
+    for k in range(len(out) - 1, -1, -1):
         s = out[k]
         if isinstance(s, TRY_KINDS) and facts.get(s, Fact.FINALLY_COPY, False):
             n = len(s.finalbody)
@@ -90,7 +98,6 @@ def drop_finally_copies(out):
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
-        k += 1
 
 
 def _same_modulo_exit(a, b):

@@ -36,11 +36,9 @@ class Handlers:
         return after.pop() if len(after) == 1 else None
 
     def _handler_interior(self, entry):
-        """The blocks of the except clauses of ``entry`` that run before their POP_EXCEPT
-        (with the exception still being handled), reached from its start; empty for a
-        finally handler, which restores the exception state by re-raising."""
-        if self._handler_is_finally(entry):
-            return set()
+        """The blocks of the except clauses (or finally body) of ``entry`` that run before
+        their POP_EXCEPT (with the exception still being handled), reached from its start
+        (a finally body that ends re-raising: all of it)."""
         seen, work = set(), [entry.target]
         while work:
             b = work.pop()
