@@ -324,7 +324,7 @@ SNIPPETS = {
     "try_in_a_bare_except_clause": '''
         def f(g):
             try:
-                g()
+                raise KeyError(g)
             except:
                 try:
                     g(1)
@@ -345,6 +345,30 @@ SNIPPETS = {
                         self.unlock()
                 finally:
                     self._file.close()
+    ''',
+    # a `return` whose value a break/continue of the finally body drops: the value is
+    # the return's (not an expression statement), the handler a finally body (not a
+    # bare `except: break`, which drops the exception alike)
+    "return_cancelled_by_break_in_finally": '''
+        def f(xs):
+            for i in xs:
+                try:
+                    return i
+                finally:
+                    break
+            return "broke"
+    ''',
+    "return_cancelled_by_continue_in_finally": '''
+        def f(xs, out):
+            for i in xs:
+                try:
+                    if i:
+                        return i
+                finally:
+                    out.append(i)
+                    if i > 2:
+                        continue
+            return out
     ''',
 }
 

@@ -2,26 +2,42 @@
 (``build_try``): the exception-type tests, ``as name`` and its clean-up, re-raises.
 """
 import ast
+import copy
 
 from ..mismatch import Mismatch
 from ..symbolic import markers as M
 from .. import facts
 from ..facts import Fact
-from .copies import drop_finally_copies, strip_copies
+from .copies import drop_finally_copies, has_cancelled_return, strip_copies
 from .tree import TRY_KINDS, drop_tail, is_exc_expr, recurse
 
 
-def build_try(body, hstmts, fname):
-    """Read handler statements back as except clauses (or a finally body)."""
+def build_try(body, hstmts, fname, is_finally=False):
+    """Read handler statements back as except clauses (or a finally body: also where
+    the handler is known to be one, ``is_finally``)."""
+    if is_finally:
+        return _finally(body, hstmts)
     if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, M.ExcMatch):
         handlers = _clauses(hstmts, fname)
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
         return node, False
     if hstmts and is_exc_expr(hstmts[0]):
+        if has_cancelled_return(body, deep=True):
+            # `try: return x` `finally: break`: such a finally body drops the exception
+            # as a bare `except: break` would; its copy on the way out of the body
+            # dropped the value of x (read so, the copy goes back to that return)
+            node, _ = _finally(copy.deepcopy(body), hstmts)
+            if not has_cancelled_return(node.body, deep=True):
+                return node, True
         node = ast.Try(body=body or [ast.Pass()], handlers=[clause(None, hstmts, fname)],
                        orelse=[], finalbody=[])
         return node, False
-    # finally: the handler ends by re-raising
+    return _finally(body, hstmts)
+
+
+def _finally(body, hstmts):
+    """A finally body: the handler ends by re-raising (or leaves, dropping the
+    exception), and its copies in the body are dropped."""
     final = list(hstmts)
     if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
         final.pop()
