@@ -243,7 +243,12 @@ class Trys:
         return None
 
     def _is_star_handler(self, target):
-        return any(i.opname == "CHECK_EG_MATCH" for i in self.cfg.instrs[target:target + 12])
+        """The handler's own prologue (not that of an except* nested in its first lines:
+        a bare except clause starting with a try/except*) builds the list of what its
+        clauses raise, then tests the first type."""
+        ops = [i.opname for i in self.cfg.instrs[target + 1:target + 4]]
+        return (ops == ["COPY", "BUILD_LIST", "SWAP"] or ops[:2] == ["BUILD_LIST", "COPY"]) and \
+            any(i.opname == "CHECK_EG_MATCH" for i in self.cfg.instrs[target:target + 12])
 
     def _emit_try_star(self, entry, ctx, stack, body, body_stack, exit_block):
         """try/except*: every clause tests what the clauses before it left unhandled.
@@ -288,6 +293,10 @@ class Trys:
             raise Mismatch("unrecognized except* handler end", function=self.code.co_name)
         after = instrs[end.index + 1]
         follow = self.cfg.target(after) if after.opname == "JUMP" else self.cfg.alias.get(after.index, after.index)
+        if after.opname == "JUMP" and ctx.region is not None and after.index not in ctx.region:
+            # 3.13: the jump on leaves the enclosing try body too (unprotected): that
+            # try's way out, not code of its body
+            follow = self.cfg.alias.get(after.index, after.index)
         node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
         if body_stack is not None and exit_block is not None and exit_block != follow:
             node.orelse, _ = self.seq(exit_block, ctx.but(stop=follow), body_stack)
