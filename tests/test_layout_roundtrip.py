@@ -370,6 +370,32 @@ SNIPPETS = {
                         continue
             return out
     ''',
+    # trys whose bodies always raise, one ending an except clause and one after another
+    # in a with body: each ends where its clauses go on after their POP_EXCEPT
+    "trys_whose_bodies_raise": '''
+        def f(self, exc):
+            try:
+                raise exc
+            except Exception:
+                try:
+                    raise exc(1)
+                except Exception:
+                    pass
+                try:
+                    raise exc(2)
+                except Exception as e:
+                    raised = e
+            with self.sub():
+                try:
+                    raise exc(3)
+                except exc as err:
+                    buf1 = str(err)
+                try:
+                    raise exc(4)
+                except exc as err:
+                    buf2 = str(err)
+                self.check(raised, buf1, buf2)
+    ''',
     # except* (3.11+): the jump on after the handler, which 3.13 leaves unprotected by
     # an enclosing try, ends that try's body; a clause whose loop breaks (3.13 copies
     # the clause's end there); a try/except* first in a bare except clause

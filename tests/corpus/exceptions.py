@@ -1249,3 +1249,53 @@ def try_finally_three_deep_in_finally_bodies(log):
             finally:
                 log.append(4)
     return log
+
+
+@case(("ok",), ("value",))
+def code_after_a_clause_ending_in_a_try_whose_body_raises(kind):
+    # test_raise.TestContext.test_not_last: the clause's last try statement never goes
+    # on from its body; its clause's end leads to the outer clause's end, and the code
+    # after the outer try is not part of the clause
+    context = AppError("context")
+    raised = None
+    try:
+        raise context
+    except AppError:
+        try:
+            raise ValueError(kind)
+        except ValueError:
+            pass
+        try:
+            raise KeyError(kind)
+        except KeyError as exc:
+            raised = exc
+    return raised.args, raised.__context__ is context, _handled()
+
+
+class _Sub:
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+
+@case((ValueError,), (KeyError,))
+def trys_whose_bodies_raise_in_a_with_body(exc):
+    # test_exceptions.ExceptionTests.raise_catch: the second try does not end at the
+    # end of the with body its clause reaches, but where its clause goes on
+    sub = _Sub()
+    with sub:
+        try:
+            raise exc("spam")
+        except exc as err:
+            buf1 = str(err)
+        try:
+            raise exc("spam")
+        except exc as err:
+            buf2 = str(err)
+        sub.log.append(buf1 == buf2)
+    return sub.log

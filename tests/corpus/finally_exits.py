@@ -270,3 +270,17 @@ def continue_in_finally_cancels_a_return_in_a_nested_try(xs, out):
         finally:
             continue
     return out
+
+
+@case((False,), (True,))
+def break_in_finally_cancels_a_return_in_a_nested_loop(x):
+    # test_grammar.test_break_in_finally_after_return (g2): 3.10 copies the finally
+    # body's re-raise into the arm the break is not in
+    for count in [0, 1]:
+        for count2 in [10, 20]:
+            try:
+                return count + count2
+            finally:
+                if x:
+                    break
+    return "end", count, count2

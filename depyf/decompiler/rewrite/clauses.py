@@ -9,7 +9,7 @@ from ..symbolic import markers as M
 from .. import facts
 from ..facts import Fact
 from .copies import drop_finally_copies, has_cancelled_return, strip_copies
-from .tree import TRY_KINDS, drop_tail, is_exc_expr, recurse
+from .tree import TRY_KINDS, all_paths_end, drop_tail, is_exc_expr, recurse
 
 
 def build_try(body, hstmts, fname, is_finally=False):
@@ -41,7 +41,7 @@ def _finally(body, hstmts):
     final = list(hstmts)
     if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
         final.pop()
-    final = _drop_tail_reraises(_clean_finally_body(final))
+    final = _drop_tail_reraises(_rest_into_arm(_clean_finally_body(final)))
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
     strip_copies(node.body, node.finalbody)  # (the copies are compared as they were read)
     node.finalbody = _tail_try_reraises(final) or [ast.Pass()]
@@ -58,6 +58,24 @@ def _clean_finally_body(stmts):
         recurse(s, _clean_finally_body)
         out.append(s)
     return out
+
+
+def _is_reraise(s):
+    return isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False)
+
+
+def _rest_into_arm(final):
+    """`if c: A` `else: <re-raise>` `B` in a finally body: the re-raise is the end of
+    the finally body (3.10 copied it into the arm), so only A's path runs B: it is
+    `if c: A; B` (a break after the if: `if c: break`)."""
+    for k, s in enumerate(final[:-1]):
+        if not isinstance(s, ast.If):
+            continue
+        if s.orelse and all_paths_end(s.orelse, _is_reraise) and not all_paths_end(s.body, _is_reraise):
+            s.body = s.body + final[k + 1:]
+            s.orelse = []
+            return final[:k + 1]
+    return final
 
 
 def _drop_tail_reraises(stmts):

@@ -151,6 +151,10 @@ class Trys:
             # body reaches too: the try ends there (code after it runs with the exception
             # state restored, not inside the clause)
             follow = self._handlers_rejoin(entry, exit_block, ctx)
+        if follow is None and len(sources) == 1:
+            # a body that never goes on: the try ends where its clauses go on after their
+            # POP_EXCEPT (not at the end of the enclosing construct, reached from there)
+            follow = self._after_handlers(entry, ctx.sinks(), ctx.region)
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
             # (not the code after the loop the try is in: a jump there is a `break`)
