@@ -275,7 +275,7 @@ class LoadsStores:
     # -- stack shuffles ---------------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):
         value = pop(stack)
-        if self.pending_returns.get(id(value)) is value:
+        if value is not None and self.pending_returns.get(id(value)) is value:
             # the value of a `return` that a break/continue of the finally body drops
             out.append(facts.note(ast.Expr(value=value), Fact.RETURN_CANCELLED))
             return
