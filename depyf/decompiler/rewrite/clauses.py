@@ -71,7 +71,7 @@ def _rest_into_arm(final):
     for k, s in enumerate(final[:-1]):
         if not isinstance(s, ast.If):
             continue
-        if s.orelse and all_paths_end(s.orelse, _is_reraise) and not all_paths_end(s.body, _is_reraise):
+        if len(s.orelse) == 1 and _is_reraise(s.orelse[0]) and not all_paths_end(s.body, _is_reraise):
             s.body = s.body + final[k + 1:]
             s.orelse = []
             return final[:k + 1]
