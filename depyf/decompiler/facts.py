@@ -25,6 +25,8 @@ class Fact(enum.Enum):
     TEST_OWN_LINE = "the test starts a line of its own"
     PASS_ARM = "the body is a jump over the else arm: `if c: pass` `else: ...` in the source"
     UNDER_PENDING_VALUE = "emitted while a value of the enclosing expression is on the stack"
+    RETURN_CANCELLED = ("the value of a `return` in a try body dropped by a break/continue "
+                        "of its finally body (the return never happens)")
     # -- try / with / loops
     FINALLY_COPY = "a try statement whose normal path ends in a copy of its finally body"
     WITH_EXIT = "the marker of the with-exit call that ends this with statement's body"

@@ -1,6 +1,6 @@
 """``try``/``except``/``else``/``finally`` in every combination and nesting; ``raise``,
 ``raise ... from``, re-raise; ``return``/``break``/``continue`` through ``finally``."""
-from ._harness import case
+from ._harness import call, case
 
 KINDS = [("ok",), ("value",), ("key",), ("type",), ("zero",)]
 
@@ -1051,3 +1051,268 @@ def parallel_assignment_of_globals_first_in_a_clause(fail):
     except KeyError:
         _SWAP_A, _SWAP_B = _SWAP_SOURCE, _SWAP_MISSING  # noqa: F821 (never defined)
     return "no error"
+
+
+# A try statement nested in an except clause stays in the clause: the code after it (a
+# bare `raise`, a `return`) runs while the exception is still being handled. Up to now a
+# bare except clause, which every path runs into, was read as ending where the nested try
+# begins (the try hoisted out of the clause, or the clause's POP_EXCEPT refused).
+
+
+@case(("ok",), ("value",), ("key",))
+def try_except_in_a_bare_except_clause(kind):
+    try:
+        raise KeyError(kind)
+    except:
+        try:
+            r = trigger(kind)
+        except ValueError:
+            r = "inner value"
+        try:
+            raise
+        except KeyError as e:
+            return "reraised", r, e.args, _handled()
+
+
+@case(("ok",), ("value",), ("zero",))
+def bare_raise_after_a_try_in_a_bare_except_clause(kind):
+    log = []
+    try:
+        try:
+            raise AppError(kind)
+        except:
+            try:
+                log.append(trigger(kind))
+            except ValueError:
+                log.append(_handled())
+            raise
+    except AppError as e:
+        return log, e.args
+
+
+@case(("ok",), ("value",), ("key",))
+def try_except_in_a_typed_except_clause(kind):
+    try:
+        raise KeyError(kind)
+    except KeyError:
+        try:
+            r = trigger(kind)
+        except (ValueError, KeyError):
+            r = _handled()
+        try:
+            raise
+        except KeyError as e:
+            return "reraised", r, e.args
+
+
+@case(("ok",), ("value",), ("type",))
+def try_except_in_a_named_except_clause(kind):
+    try:
+        raise AppError(kind)
+    except AppError as e:
+        try:
+            r = trigger(kind)
+        except ValueError as inner:
+            r = str(inner)
+        try:
+            raise
+        except AppError as again:
+            return r, again is e, _handled()
+
+
+@case(("ok",), ("value",))
+def try_finally_in_a_bare_except_clause(kind):
+    log = []
+    try:
+        try:
+            raise KeyError(kind)
+        except:
+            try:
+                log.append(trigger(kind))
+            finally:
+                log.append(_handled())
+            raise
+    except (KeyError, ValueError) as e:
+        return log, type(e).__name__
+
+
+# A try/finally in a finally body: the normal path runs a copy of the outer finally body
+# that holds the inner try and then its own normal-path copy (both dropped, the inner one
+# first); a `return` in the body keeps its value on the stack through a copy of both.
+
+
+@case(([],))
+def try_finally_in_a_finally_body(log):
+    try:
+        log.append(1)
+    finally:
+        try:
+            log.append(2)
+        finally:
+            log.append(3)
+    return log
+
+
+@case(("ok", "ok", "ok"), ("value", "ok", "ok"), ("ok", "key", "ok"), ("ok", "ok", "value"),
+      ("key", "value", "ok"), ("value", "key", "zero"))
+def raise_at_each_level_of_a_finally_in_a_finally(a, b, c):
+    log = []
+    try:
+        try:
+            log.append(trigger(a))
+        finally:
+            try:
+                log.append(trigger(b))
+            finally:
+                log.append(trigger(c))
+    except (ValueError, KeyError, ZeroDivisionError) as e:
+        log.append(type(e).__name__)
+    return log
+
+
+@case(("ok", []), ("value", []))
+def return_through_a_finally_in_a_finally(kind, log):
+    try:
+        return log.append(trigger(kind))
+    finally:
+        try:
+            log.append(2)
+        finally:
+            log.append(3)
+
+
+@case(("ok",), ("value",), ("key",))
+def try_except_finally_in_a_finally_body(kind):
+    log = []
+    try:
+        log.append(1)
+    finally:
+        try:
+            log.append(trigger(kind))
+        except ValueError:
+            log.append("v")
+        finally:
+            log.append(3)
+    return log
+
+
+@case(([1, 0, 2, "ok", -1, 5],), (["value"],), ([3],))
+def try_finally_in_a_finally_in_a_loop(xs):
+    log = []
+    for x in xs:
+        try:
+            if x == 0:
+                continue
+            if x == -1:
+                break
+            log.append(x)
+        finally:
+            try:
+                log.append(trigger(x) if isinstance(x, str) else -x)
+            finally:
+                log.append("f")
+    return log
+
+
+class _Box:
+    """Enough of a mailbox for ``_singlefileMailbox.close``: each call can fail."""
+
+    def __init__(self, locked, fail):
+        self._locked = locked
+        self.fail = fail
+        self.log = []
+        self._file = self
+
+    def _step(self, name):
+        self.log.append(name)
+        if self.fail == name:
+            raise OSError(name)
+
+    def flush(self):
+        self._step("flush")
+
+    def unlock(self):
+        self._step("unlock")
+
+    def close(self):
+        self._step("close")
+
+
+@case(call(_Box(True, None)), call(_Box(False, None)), call(_Box(True, "flush")),
+      call(_Box(True, "unlock")), call(_Box(False, "close")), call(_Box(True, "close")))
+def mailbox_close(self):
+    # mailbox._singlefileMailbox.close: 3.10 copies the outer finally's re-raise to
+    # each way out of the inner try body (after the inner finally body's copy)
+    try:
+        self.flush()
+    finally:
+        try:
+            if self._locked:
+                self.unlock()
+        finally:
+            self._file.close()
+
+
+@case(([],))
+def try_finally_three_deep_in_finally_bodies(log):
+    try:
+        log.append(1)
+    finally:
+        try:
+            log.append(2)
+        finally:
+            try:
+                log.append(3)
+            finally:
+                log.append(4)
+    return log
+
+
+@case(("ok",), ("value",))
+def code_after_a_clause_ending_in_a_try_whose_body_raises(kind):
+    # test_raise.TestContext.test_not_last: the clause's last try statement never goes
+    # on from its body; its clause's end leads to the outer clause's end, and the code
+    # after the outer try is not part of the clause
+    context = AppError("context")
+    raised = None
+    try:
+        raise context
+    except AppError:
+        try:
+            raise ValueError(kind)
+        except ValueError:
+            pass
+        try:
+            raise KeyError(kind)
+        except KeyError as exc:
+            raised = exc
+    return raised.args, raised.__context__ is context, _handled()
+
+
+class _Sub:
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+
+@case((ValueError,), (KeyError,))
+def trys_whose_bodies_raise_in_a_with_body(exc):
+    # test_exceptions.ExceptionTests.raise_catch: the second try does not end at the
+    # end of the with body its clause reaches, but where its clause goes on
+    sub = _Sub()
+    with sub:
+        try:
+            raise exc("spam")
+        except exc as err:
+            buf1 = str(err)
+        try:
+            raise exc("spam")
+        except exc as err:
+            buf2 = str(err)
+        sub.log.append(buf1 == buf2)
+    return sub.log

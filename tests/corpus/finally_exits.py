@@ -262,3 +262,169 @@ def except_as_return_then_try_except_finally(name, log):
         log.append("close")
     if log:
         log.append("clean")
+
+
+@case(("ok", []), ("r", []), ("value", []))
+def return_in_a_try_in_a_finally_body(kind, log):
+    # the try/finally in the finally body: its copies on the normal path (after the
+    # outer one's) are dropped inner first; the `return` leaves through the inner finally
+    try:
+        log.append(trigger(kind))
+    finally:
+        try:
+            if kind == "r":
+                return log
+        finally:
+            log.append(3)
+    return log, 1
+
+
+@case(("ok", []), ("r", []), ("value", []), ("key", []))
+def return_in_a_finally_in_a_finally_body(kind, log):
+    try:
+        log.append(trigger(kind))
+    finally:
+        try:
+            log.append(2)
+        finally:
+            log.append(3)
+            if kind in ("r", "key"):
+                return log
+    return log, 1
+
+
+def trigger(kind):
+    if kind == "value":
+        raise ValueError(kind)
+    if kind == "key":
+        raise KeyError(kind)
+    return kind
+
+
+# A `return` in a try body whose finally body leaves by break/continue: the return's
+# value waits on the stack past the protected range while the copy of the finally body
+# runs, and the break/continue drops it (the return never happens). The value dropped
+# is the `return` of the body, not an expression statement, and the handler (which
+# drops the exception as a bare `except: break` would) is the finally body.
+
+
+@case(([1, 2],), ([],))
+def break_in_finally_cancels_a_return(xs):
+    for i in xs:
+        try:
+            return i
+        finally:
+            break
+    return "broke"
+
+
+@case(([1, 2],), ([],))
+def continue_in_finally_cancels_a_return(xs):
+    for i in xs:
+        try:
+            return i
+        finally:
+            continue
+    return "done"
+
+
+@case(([1, 2], []), ([], []))
+def statements_then_continue_in_finally_after_a_return(xs, out):
+    for i in xs:
+        try:
+            return i
+        finally:
+            out.append(i)
+            continue
+    return out
+
+
+@case(([1, 2], []), ([], []))
+def statements_then_break_in_finally_after_a_return(xs, out):
+    for i in xs:
+        try:
+            return i
+        finally:
+            out.append(i)
+            break
+    return out
+
+
+@case(([1, 2, 3], 2), ([1, 2], 1), ([], 0))
+def break_in_finally_cancels_a_return_in_one_arm(xs, c):
+    for i in xs:
+        try:
+            return i
+        finally:
+            if i == c:
+                break
+    return "broke"
+
+
+@case(([0, 1, 3, 4], []), ([1], []), ([0, 3], []))
+def return_in_an_if_cancelled_by_continue_in_finally(xs, out):
+    for i in xs:
+        try:
+            if i:
+                return i
+            out.append(i)
+        finally:
+            if i > 2:
+                continue
+    return out
+
+
+@case((5,), (2,), (0,))
+def continue_or_break_in_finally_cancels_a_return(n):
+    while n:
+        n -= 1
+        try:
+            return n
+        finally:
+            if n > 1:
+                continue
+            break
+    return "end"
+
+
+@case(([1, 0, 2],), ([0],))
+def raise_through_a_finally_that_breaks(xs):
+    out = []
+    for i in xs:
+        try:
+            out.append(1 // i)
+            return out
+        finally:
+            out.append(i)
+            if i == 0:
+                break
+    return out, "broke"
+
+
+@case(([1, 0, 2], []), ([], []))
+def continue_in_finally_cancels_a_return_in_a_nested_try(xs, out):
+    # the value dropped belongs to the return of the inner try/except's body: that try
+    # stays a try/except (its clause is typed), the outer one is the finally
+    for i in xs:
+        try:
+            try:
+                return 1 // i
+            except ZeroDivisionError:
+                out.append(i)
+        finally:
+            continue
+    return out
+
+
+@case((False,), (True,))
+def break_in_finally_cancels_a_return_in_a_nested_loop(x):
+    # test_grammar.test_break_in_finally_after_return (g2): 3.10 copies the finally
+    # body's re-raise into the arm the break is not in
+    for count in [0, 1]:
+        for count2 in [10, 20]:
+            try:
+                return count + count2
+            finally:
+                if x:
+                    break
+    return "end", count, count2

@@ -121,3 +121,75 @@ def except_star_three_clauses_and_else(n):
     else:
         log.append("no error")
     return log
+
+
+@case(((ValueError, OSError),), ((OSError,),), ((ValueError,),))
+def except_star_raising_inside_a_try_except(kinds):
+    # CPython's test_except_star (TestExceptStarRaise): 3.13 leaves the jump on from the
+    # except* handler unprotected by the outer try: the outer try's way out, not code
+    # of its body
+    orig = group(*kinds)
+    exc = None
+    try:
+        try:
+            raise orig
+        except* OSError as e:
+            raise TypeError(3)
+    except ExceptionGroup as e:
+        exc = e
+    return type(exc).__name__, [type(x).__name__ for x in exc.exceptions]
+
+
+@case(((ValueError,),), ((TypeError, KeyError),))
+def except_star_clause_with_a_loop_that_breaks_and_continues(kinds):
+    # test_except_star (test_break_continue_in_except_star_block_valid): the clause
+    # body's collector of what it raises is compiler clean-up, no way on for an if in
+    # the loop
+    try:
+        raise group(*kinds)
+    except* Exception as e:
+        count = 0
+        for i in range(5):
+            if i == 0:
+                continue
+            if i == 4:
+                break
+            count += 1
+        exc = e
+    return count, i, len(exc.exceptions)
+
+
+@case(((ValueError,),), ((KeyError,),))
+def except_star_clauses_with_loops(kinds):
+    log = []
+    try:
+        raise group(*kinds)
+    except* ValueError:
+        for i in range(3):
+            if i == 1:
+                continue
+            log.append(i)
+    except* KeyError:
+        while log is not None:
+            if len(log) > 1:
+                break
+            log.append("k")
+    return log
+
+
+@case()
+def try_except_star_in_a_bare_except_clause():
+    # test_except_star (test_sys_exception_restored): the bare clause's first lines
+    # are a try/except*, whose handler is not the clause's
+    try:
+        try:
+            raise ValueError(42)
+        except:
+            try:
+                raise TypeError(int)
+            except* Exception:
+                pass
+            1 / 0
+    except Exception as e:
+        exc = e
+    return type(exc).__name__, type(exc.__context__).__name__

@@ -123,6 +123,11 @@ def merge_duplicate_exits(cfg):
                 key = _clause_end_key(cfg, blk, alias, facts)
                 if key is None:
                     continue
+            elif _star_clause_end(cfg, blk):
+                # 3.13 copies the end of an except* clause (its list append) to the
+                # `break` out of a loop that ends the clause: the copies are one
+                key = ("LIST_APPEND", blk.instrs[0].arg, blk.handler.target if blk.handler else None,
+                       blk.last.target)
             else:
                 if _is_exit(blk.last):
                     after = None
@@ -185,6 +190,14 @@ def _clause_end_key(cfg, blk, alias, facts):
         return None
     return ("POP_EXCEPT", blk.handler.target if blk.handler else None, to,
             facts["owner"].get(blk.id))
+
+def _star_clause_end(cfg, blk):
+    """`LIST_APPEND; JUMP` to the PREP_RERAISE_STAR that ends an except* handler."""
+    if [i.opname for i in blk.instrs] != ["LIST_APPEND", "JUMP"]:
+        return False
+    to = blk.last.target
+    return to is not None and cfg.instrs[to].opname == "PREP_RERAISE_STAR"
+
 
 def _filled_facts(cfg, facts):
     """``facts`` with the dominators and the handler owners filled in once."""

@@ -2,32 +2,49 @@
 (``build_try``): the exception-type tests, ``as name`` and its clean-up, re-raises.
 """
 import ast
+import copy
 
 from ..mismatch import Mismatch
 from ..symbolic import markers as M
 from .. import facts
 from ..facts import Fact
-from .copies import strip_copies
-from .tree import drop_tail, is_exc_expr, recurse
+from .copies import drop_finally_copies, has_cancelled_return, strip_copies
+from .tree import TRY_KINDS, all_paths_end, drop_tail, is_exc_expr, recurse
 
 
-def build_try(body, hstmts, fname):
-    """Read handler statements back as except clauses (or a finally body)."""
+def build_try(body, hstmts, fname, is_finally=False):
+    """Read handler statements back as except clauses (or a finally body: also where
+    the handler is known to be one, ``is_finally``)."""
+    if is_finally:
+        return _finally(body, hstmts)
     if hstmts and isinstance(hstmts[0], ast.If) and isinstance(hstmts[0].test, M.ExcMatch):
         handlers = _clauses(hstmts, fname)
         node = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
         return node, False
     if hstmts and is_exc_expr(hstmts[0]):
+        if has_cancelled_return(body, deep=True):
+            # `try: return x` `finally: break`: such a finally body drops the exception
+            # as a bare `except: break` would; its copy on the way out of the body
+            # dropped the value of x (read so, the copy goes back to that return)
+            node, _ = _finally(copy.deepcopy(body), hstmts)
+            if not has_cancelled_return(node.body, deep=True):
+                return node, True
         node = ast.Try(body=body or [ast.Pass()], handlers=[clause(None, hstmts, fname)],
                        orelse=[], finalbody=[])
         return node, False
-    # finally: the handler ends by re-raising
+    return _finally(body, hstmts)
+
+
+def _finally(body, hstmts):
+    """A finally body: the handler ends by re-raising (or leaves, dropping the
+    exception), and its copies in the body are dropped."""
     final = list(hstmts)
     if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
         final.pop()
-    final = _drop_tail_reraises(_clean_finally_body(final))
+    final = _drop_tail_reraises(_rest_into_arm(_clean_finally_body(final)))
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
-    strip_copies(node.body, node.finalbody)
+    strip_copies(node.body, node.finalbody)  # (the copies are compared as they were read)
+    node.finalbody = _tail_try_reraises(final) or [ast.Pass()]
     return node, True
 
 
@@ -43,11 +60,42 @@ def _clean_finally_body(stmts):
     return out
 
 
+def _is_reraise(s):
+    return isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False)
+
+
+def _rest_into_arm(final):
+    """`if c: A` `else: <re-raise>` `B` in a finally body: the re-raise is the end of
+    the finally body (3.10 copied it into the arm), so only A's path runs B: it is
+    `if c: A; B` (a break after the if: `if c: break`)."""
+    for k, s in enumerate(final[:-1]):
+        if not isinstance(s, ast.If):
+            continue
+        if len(s.orelse) == 1 and _is_reraise(s.orelse[0]) and not all_paths_end(s.body, _is_reraise):
+            s.body = s.body + final[k + 1:]
+            s.orelse = []
+            return final[:k + 1]
+    return final
+
+
 def _drop_tail_reraises(stmts):
     """The compiler's re-raise where a path reaches the end of a finally body (an arm
     beside one that returns, an except clause of a with statement at the end) is the
     finally's own re-raise: the source just ends there."""
     return drop_tail(stmts, lambda s: isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False))
+
+
+def _tail_try_reraises(final):
+    """A try/finally that ends a finally body (once the copy of its own finally body on
+    its normal path is dropped): the end of its body runs its finally body and then
+    reaches the end of this one, where 3.10 copied the re-raise (after the copy that
+    ``strip_copies`` took out): the source just ends there."""
+    final = list(final)
+    drop_finally_copies(final)
+    last = final[-1] if final else None
+    if isinstance(last, TRY_KINDS) and last.finalbody and not facts.get(last, Fact.FINALLY_COPY, False):
+        last.body = _tail_try_reraises(_drop_tail_reraises(last.body)) or [ast.Pass()]
+    return final
 
 
 def _clauses(stmts, fname):

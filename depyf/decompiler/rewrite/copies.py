@@ -2,6 +2,7 @@
 out of the try, a with's exit call on each exit path.
 """
 import ast
+import copy as _copy
 
 from ..symbolic import markers as M
 from .. import facts
@@ -23,8 +24,11 @@ def strip_copies(stmts, copy):
             continue
         # the copy sits right before the escape, or before the copies of enclosing
         # finally bodies that run after it (those are stripped by their own try)
-        k = next((k for k in range(4) if i - k >= n and same_stmts(stmts[i - k - n:i - k], copy)), None) \
-            if isinstance(s, ESCAPES) else None
+        k = next((k for k in range(4) if i - k >= n and _is_copy(stmts[i - k - n:i - k], copy)), None) \
+            if isinstance(s, ESCAPES) or _is_reraise(s) else None
+        if k is None and all_paths_end([s], _loop_escape) and _strip_cancelled_return(stmts, i, copy):
+            i = i - n + 2  # (past the `return` left in place of the copy)
+            continue
         if k is not None:
             del stmts[i - k - n:i - k]
             i -= n
@@ -34,6 +38,13 @@ def strip_copies(stmts, copy):
             for body in child_lists(s):
                 strip_copies(body, copy)
         i += 1
+
+
+def _is_reraise(s):
+    """The compiler's re-raise that ends an enclosing finally body (3.10 copies it to
+    where the paths of a try nested there leave, each after the copy of that try's own
+    finally body): the way out of the try like a return."""
+    return isinstance(s, ast.Raise) and facts.get(s, Fact.IMPLICIT, False)
 
 
 def _strip_copy_ending_in_escape(stmts, start, copy):
@@ -62,23 +73,85 @@ def _strip_branching_copy(stmts, start, copy):
         ret, keep = after, False
     else:
         rets = []
-        all_paths_end(window, lambda x: isinstance(x, ast.Return) and not rets.append(x))
+        # (or in a break/continue of the copy, which dropped the value of x: a path
+        # where the return is cancelled)
+        all_paths_end(window, lambda x: isinstance(x, ast.Return) and not rets.append(x) or
+                      isinstance(x, (ast.Break, ast.Continue)))
         if not rets:
             return False
         ret, keep = rets[0], True
-        if not all_paths_end(window, lambda x: same(x, ret)):
+        if not all_paths_end(window, lambda x: same(x, ret) or isinstance(x, (ast.Break, ast.Continue))):
             return False
-    if not same_stmts(drop_tail(window, lambda x: same(x, ret)), copy):
+    if not _is_copy(drop_tail(window, lambda x: same(x, ret)), copy):
         return False
     stmts[start:end] = [ret] if keep else []
     return True
 
 
+def _is_copy(window, copy):
+    """``window`` is ``copy``, but for the values of returns that copy drops (by a
+    break/continue) while they wait on the stack."""
+    return same_stmts(window, copy) or has_cancelled_return(window) and \
+        same_stmts(_without_cancelled(window), copy)
+
+
+def _loop_escape(s):
+    return isinstance(s, (ast.Break, ast.Continue))
+
+
+def _cancelled(s):
+    return isinstance(s, ast.Expr) and facts.get(s, Fact.RETURN_CANCELLED, False)
+
+
+def has_cancelled_return(stmts, deep=False):
+    """A `return` in ``stmts`` (or in the arms of its if statements: the copy of a
+    finally body branches there; ``deep``: in any statement inside) whose value a
+    break/continue of a finally body dropped."""
+    return any(_cancelled(s) or (deep or isinstance(s, ast.If)) and
+               any(has_cancelled_return(body, deep) for body in child_lists(s)) for s in stmts)
+
+
+def _without_cancelled(stmts):
+    """``stmts`` without the dropped values of cancelled returns (the statements that
+    held them copied, shallowly)."""
+    out = []
+    for s in stmts:
+        if _cancelled(s):
+            continue
+        if isinstance(s, ast.If) and has_cancelled_return([s]):
+            s = _copy.copy(s)
+            s.body = _without_cancelled(s.body) or [ast.Pass()]
+            s.orelse = _without_cancelled(s.orelse)
+        out.append(s)
+    return out
+
+
+def _strip_cancelled_return(stmts, i, copy):
+    """`try: return x` `finally: ...; break` (or continue): the copy of the finally body
+    ends at ``i`` in the break (or an if whose arms all break or continue), the value of
+    x dropped on its way (before the break, or in an arm that breaks). Replace the copy
+    by the `return x` it cancels."""
+    n = len(copy)
+    if not n:
+        return False
+    start, count = i, 1
+    while start > 0 and (count < n or _cancelled(stmts[start - 1])):
+        start -= 1
+        count += not _cancelled(stmts[start])
+    window = stmts[start:i + 1]
+    if count != n or not has_cancelled_return(window) or not same_stmts(_without_cancelled(window), copy):
+        return False
+    value = next(x.value for s in window for x in ast.walk(s) if _cancelled(x))
+    stmts[start:i + 1] = [ast.Return(value=value)]
+    return True
+
+
 def drop_finally_copies(out):
     """The normal path after a try/finally runs a copy of the finally body: drop it
-    (compared once both sides are cleaned up)."""
-    k = 0
-    while k < len(out):
+    (compared once both sides are cleaned up). From the last statement back: a copy of
+    a finally body holding a try/finally is followed by that try's own copy, dropped
+    first."""
+    for k in range(len(out) - 1, -1, -1):
         s = out[k]
         if isinstance(s, TRY_KINDS) and facts.get(s, Fact.FINALLY_COPY, False):
             n = len(s.finalbody)
@@ -90,7 +163,6 @@ def drop_finally_copies(out):
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
-        k += 1
 
 
 def _same_modulo_exit(a, b):

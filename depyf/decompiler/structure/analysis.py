@@ -261,7 +261,8 @@ class Analysis:
 
     def _reach_with_handlers(self, bid, ctx):
         """Blocks reached from ``bid``, the handlers of try statements met on the way
-        included (not the handler of the construct being emitted)."""
+        included (not the handler of the construct being emitted, nor compiler clean-up:
+        the except* clause body's collector of what it raises goes on to the re-raise)."""
         seen, work = set(), [bid]
         sinks = ctx.sinks()
         while work:
@@ -272,7 +273,8 @@ class Analysis:
             seen.add(b)
             blk = self.cfg[b]
             work.extend(blk.succs)
-            if blk.handler is not None and not same_entry(blk.handler, ctx.handler):
+            if blk.handler is not None and not same_entry(blk.handler, ctx.handler) and \
+                    self.handler_kind.get(blk.handler.target) != "cleanup":
                 work.append(blk.handler.target)
         return seen
 

@@ -62,6 +62,7 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
         self._emitting_loops = set()
         self._active = set()  # seq calls in progress, to refuse endless recursion
         self._clause_returns = 0  # how many except clauses returned through their end
+        self._try_depth = {}  # handler target of a try statement -> its stack depth
         self._line_starts = frozenset(o for o, line in dis.findlinestarts(code) if line is not None) \
             if V.RETURN_ARM_BY_LINE else frozenset()
 
@@ -128,6 +129,7 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
                     bid = self.cfg.through_jumps(bid)
                     continue
                 # an escaping path (return/break/continue through cleanup code)
+                self._note_pending_return(ctx, stack)
                 more, st = self.seq(bid, ctx.escape, stack)
                 out.extend(more)
                 return out, st

@@ -10,19 +10,22 @@ class Handlers:
 
     def _after_handlers(self, entry, sinks, region):
         """The one block that the except clauses of handler ``entry`` jump on to after
-        their POP_EXCEPT, or None."""
+        their POP_EXCEPT, or None. (Through the handlers of try statements in a clause,
+        whose own clauses go on in it: a clause ending in a try whose body raises.)"""
         if self._handler_is_finally(entry):
             return None
         target = entry.target
-        after, seen, work = set(), set(), [target]
+        after, seen, work = set(), set(), [(target, 0)]
         while work:
-            b = work.pop()
+            b, depth = work.pop()
             if b in seen or b in sinks or b not in self.cfg.blocks or (region is not None and b not in region):
                 continue
             seen.add(b)
             blk = self.cfg[b]
             if any(i.opname == "POP_EXCEPT" for i in blk.instrs):
-                if blk.last.opname == "JUMP":  # (not a return on its way out)
+                if depth:
+                    work.extend((s, depth - 1) for s in blk.succs)  # (a nested clause's end)
+                elif blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
                 elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end):
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
@@ -31,9 +34,28 @@ class Handlers:
                 continue
             if self._no_match_reraise(blk):
                 continue
-            work.extend(blk.succs)
+            work.extend((s, depth) for s in blk.succs)
+            inner = blk.handler
+            if inner is not None and inner.target != target and b != target and \
+                    self.handler_kind.get(inner.target) == "try" and not self._handler_is_finally(inner):
+                work.append((inner.target, depth + 1))
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
+
+    def _handler_interior(self, entry):
+        """The blocks of the except clauses (or finally body) of ``entry`` that run before
+        their POP_EXCEPT (with the exception still being handled), reached from its start
+        (a finally body that ends re-raising: all of it)."""
+        seen, work = set(), [entry.target]
+        while work:
+            b = work.pop()
+            if b in seen or b not in self.cfg.blocks:
+                continue
+            seen.add(b)
+            blk = self.cfg[b]
+            if not any(i.opname == "POP_EXCEPT" for i in blk.instrs):
+                work.extend(blk.succs)
+        return seen
 
     def _handlers_rejoin(self, entry, exit_block, ctx):
         """Where the except clauses of ``entry`` go on after their POP_EXCEPT, when the

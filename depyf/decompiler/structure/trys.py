@@ -36,6 +36,7 @@ class Trys:
         # (``enter``: the region starts at the head of the loop being emitted)
         if kind == "with":
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block, enter)
+        self._try_depth[entry.target] = len(stack)
         return self._emit_try(bid, entry, inner, ctx, stack, exit_block, enter)
 
     def _fold_bare_jump_exits(self, exits, region):
@@ -62,7 +63,11 @@ class Trys:
         follow = self._try_follow(entry, exit_block, body_stack, ctx)
         hstmts, hstack, clause_returned = self._try_clauses(entry, follow, ctx, stack)
         from ..rewrite.clauses import build_try
-        node, is_finally = build_try(body, hstmts, self.code.co_name)
+        # (3.8: a finally body left by break/continue/return starts dropping the return
+        # address CALL_FINALLY pushed, or the exception: then it drops the exception as
+        # a bare except clause does)
+        node, is_finally = build_try(body, hstmts, self.code.co_name,
+                                     self.cfg.instrs[entry.target].opname == "POP_FINALLY")
         if is_finally:
             # the finally body also runs, copied, on the normal path: continue there
             if body_stack is None:
@@ -97,6 +102,7 @@ class Trys:
             # `return x` in the body: the value leaves the protected range on the stack
             # (3.11+ leaves the RETURN_VALUE itself unprotected; inside a handler the
             # exception state is popped first), so the return belongs to the body
+            self._note_pending_return(inner, body_stack)
             more, st = self.seq(*self._outermost_exit(exit_block, ctx), body_stack)
             if st is None:
                 body.extend(more)
@@ -115,16 +121,30 @@ class Trys:
                 body_stack, exit_block = None, None
         return body, body_stack, exit_block
 
+    def _note_pending_return(self, ctx, stack):
+        """A value above the stack of the try statement whose body a path leaves (ctx:
+        the body's): the value of a `return`, which a break/continue of the finally
+        body may drop on the way (``Fact.RETURN_CANCELLED``)."""
+        base = self._try_depth.get(ctx.handler.target) if ctx.handler is not None else None
+        if base is not None and len(stack) == base + 1 and isinstance(stack[-1], ast.expr) and \
+                not isinstance(stack[-1], M.Marker):
+            self.ex.pending_returns[id(stack[-1])] = stack[-1]
+
     def _try_follow(self, entry, exit_block, body_stack, ctx):
         """Where the try statement ends: the block after it, or None when every path
         leaves it (or reaches the end of the enclosing construct)."""
         sources = [entry.target] + ([exit_block] if exit_block is not None and body_stack is not None else [])
         follow = self.cfg.postdominator_merge(sources, ctx.sinks(), ctx.region)
-        if follow == entry.target or (len(sources) == 1 and follow is not None and any(
-                i.opname == "POP_EXCEPT" for i in self.cfg[follow].instrs)):
-            # the handler (its own code, reached only from it while the body returns)
-            # cannot be where the try statement ends
+        if follow == entry.target or (len(sources) == 1 and follow is not None and (any(
+                i.opname == "POP_EXCEPT" for i in self.cfg[follow].instrs) or
+                follow in self._handler_interior(entry))):
+            # the handler (its own code, reached only from it while the body returns:
+            # a try nested in a bare except clause that every path runs) cannot be where
+            # the try statement ends
             follow = None
+        if follow is not None and len(sources) == 1 and ctx.loop is not None and \
+                self._only_cleanup_to(follow, ctx.sinks() - {follow}):
+            follow = None  # (the iterator dropped by a `break` of the clauses or finally body)
         if follow is None and len(sources) == 1:
             # ... but the end of an enclosing except clause (its POP_EXCEPT), where the
             # clauses of this one go on, is
@@ -136,9 +156,15 @@ class Trys:
             # body reaches too: the try ends there (code after it runs with the exception
             # state restored, not inside the clause)
             follow = self._handlers_rejoin(entry, exit_block, ctx)
+        if follow is None and len(sources) == 1:
+            # a body that never goes on: the try ends where its clauses go on after their
+            # POP_EXCEPT (not at the end of the enclosing construct, reached from there)
+            follow = self._after_handlers(entry, ctx.sinks(), ctx.region)
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
-            ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None]
+            # (not the code after the loop the try is in: a jump there is a `break`)
+            ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None and
+                    (ctx.loop is None or b != ctx.loop.follow)]
             reach = self.cfg.reachable(entry.target, set(ends))
             for b in ends:
                 if any(b in self.cfg[r].succs for r in reach):
@@ -158,7 +184,10 @@ class Trys:
         if follow is None and entry.target > 0:
             # every handler escapes: the body's jump over the handlers shows where it ends
             before = self.cfg.instrs[entry.target - 1]
-            if before.opname == "JUMP" and before.target > entry.target:
+            if before.opname == "JUMP" and before.target > entry.target and not (
+                    body_stack is None and self.cfg.target(before) in ctx.sinks()):
+                # (a body that never goes on: the jump is the `break` of a copy of the
+                # finally body on its way out)
                 follow = self.cfg.target(before)
             elif body_stack is not None and exit_block is not None and exit_block < entry.target and \
                     self.handler_kind.get(entry.target) == "try" and not self._handler_is_finally(entry) \
@@ -223,7 +252,12 @@ class Trys:
         return None
 
     def _is_star_handler(self, target):
-        return any(i.opname == "CHECK_EG_MATCH" for i in self.cfg.instrs[target:target + 12])
+        """The handler's own prologue (not that of an except* nested in its first lines:
+        a bare except clause starting with a try/except*) builds the list of what its
+        clauses raise, then tests the first type."""
+        ops = [i.opname for i in self.cfg.instrs[target + 1:target + 4]]
+        return (ops == ["COPY", "BUILD_LIST", "SWAP"] or ops[:2] == ["BUILD_LIST", "COPY"]) and \
+            any(i.opname == "CHECK_EG_MATCH" for i in self.cfg.instrs[target:target + 12])
 
     def _emit_try_star(self, entry, ctx, stack, body, body_stack, exit_block):
         """try/except*: every clause tests what the clauses before it left unhandled.
@@ -268,6 +302,10 @@ class Trys:
             raise Mismatch("unrecognized except* handler end", function=self.code.co_name)
         after = instrs[end.index + 1]
         follow = self.cfg.target(after) if after.opname == "JUMP" else self.cfg.alias.get(after.index, after.index)
+        if after.opname == "JUMP" and ctx.region is not None and after.index not in ctx.region:
+            # 3.13: the jump on leaves the enclosing try body too (unprotected): that
+            # try's way out, not code of its body
+            follow = self.cfg.alias.get(after.index, after.index)
         node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=[], finalbody=[])
         if body_stack is not None and exit_block is not None and exit_block != follow:
             node.orelse, _ = self.seq(exit_block, ctx.but(stop=follow), body_stack)

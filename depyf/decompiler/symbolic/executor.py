@@ -54,6 +54,9 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         # id(value) -> value kept beneath the exception an except clause restores: the
         # value of a `return` in the clause, on its way out
         self.returning = {}
+        # id(value) -> value of a `return` in a try body, on the stack past the protected
+        # range while the finally body's copy runs (a break/continue there drops it)
+        self.pending_returns = {}
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):

@@ -290,6 +290,10 @@ class LoadsStores:
     # -- stack shuffles ---------------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):
         value = pop(stack)
+        if value is not None and self.pending_returns.get(id(value)) is value:
+            # the value of a `return` that a break/continue of the finally body drops
+            out.append(facts.note(ast.Expr(value=value), Fact.RETURN_CANCELLED))
+            return
         if isinstance(value, UnpackSlot):
             # 3.13 turns `STORE_FAST x; STORE_FAST x` (`_, _ = ...`) into
             # `POP_TOP; STORE_FAST x`: the slot stores into the name stored next
