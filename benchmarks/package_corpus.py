@@ -139,21 +139,33 @@ call store load delete cell name global fast deref attr getattr setattr delattr 
 setitem delitem import from value values internal expression conditional in of a an is
 not to for and or block loop function free variables differ docstrings builtin iter next
 yield send exception result object class module line offset read before set nested code
-none true false while handling objects user can see return
+none true false while handling objects user can see return setup annotations
 """.split())
 
 
-def cause(reason, names=()):
-    """``reason`` with what differs from one function to the next masked, so that equal
-    causes read alike: where a difference is inside nested code (``; inside: f: ...``)
-    only the innermost difference is kept; then the leading ``f:`` (the function the
-    verdict is about), offsets and line numbers go, ``<function f>``-like values lose
-    their name, ``[...]`` operand lists become ``[.]`` (``(operands print alike)`` is
-    added when the two sides' lists read the same: the difference is in what they
-    refer to), and quoted strings, numbers and the function's identifiers (``names``:
-    variables, globals, attributes; not the words of ``KEEP``) become ``?`` or ``N``.
-    Opcode names stay, without their argument."""
+VERDICT_KINDS = ("refused", "module unproven")
+
+
+def cause(kind, reason, names=()):
+    """The cause of a failure of ``kind`` (a status; ``module ...`` for whole modules):
+    ``reason`` with what differs from one function to the next masked, so that equal
+    causes read alike.
+
+    A verdict (``VERDICT_KINDS``): where the difference is inside nested code (``;
+    inside: f: ...``) only the innermost difference is kept; then the leading ``f:``
+    (the function the verdict is about), offsets and line numbers go, ``<function
+    f>``-like values lose their name, ``[...]`` operand lists become ``[.]`` (``(operands
+    print alike)`` is added when the two sides' lists read the same: the difference is
+    in what they refer to), opcodes lose their argument, names after an event's kind
+    (``getattr x``, ``store cell x``...) and the function's identifiers (``names``; not
+    the words of ``KEEP``) become ``?``. Any other reason (the decompiler's own words)
+    only loses file locations. In both, quoted strings become ``'?'`` and numbers ``N``."""
     text = first_line(reason, 100000)
+    if kind not in VERDICT_KINDS:
+        text = _WHERE.sub("", text)
+        text = re.sub(r" @ (\S+):\d+ in ", r" @ \1 in ", text)
+        text = _NUMBER.sub("N", _QUOTED.sub("'?'", text))
+        return text if len(text) <= 200 else text[:197] + "..."
     inside = text.count("; inside: ")
     text = text.rsplit("; inside: ", 1)[-1]
     text = re.sub(r"^[A-Za-z_<][\w<>.]*: (?=\S)", "", text)  # "f: they do different things"
@@ -176,6 +188,12 @@ def cause(reason, names=()):
     if inside:
         text = "in nested code: " + text
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def names_in(reason, code):
+    """The identifiers of ``code`` (and the code in it) that ``reason`` mentions: what
+    ``cause`` masks (kept with each result, so that causes can be computed again)."""
+    return sorted(set(_WORD.findall(reason)) & code_names(code))
 
 
 # ---------------------------------------------------------------- one function, one module
@@ -212,8 +230,8 @@ def classify(exc):
 
 
 def measure_function(target, timeout):
-    """``[qualname, first line, status, detail, cause, seconds]`` of one ``Target``;
-    detail is how it was proven, or the reason it was not."""
+    """``[qualname, first line, status, detail, names, seconds]`` of one ``Target``;
+    detail is how it was proven, or the reason it was not (``names``: see ``names_in``)."""
     from depyf.decompiler.api import Decompiler
     code = target.code
     start = time.perf_counter()
@@ -225,11 +243,8 @@ def measure_function(target, timeout):
     except (Exception, DecompileTimeout) as exc:  # every failure is a result here
         status, detail = classify(exc)
     seconds = time.perf_counter() - start
-    why = None if status == "proven" else cause(detail, code_names(code))
-    if status == "internal":
-        why = cause(detail.split(" @ ")[0], code_names(code)) + (
-            " @ " + detail.split(" @ ", 1)[1].split(":")[0] if " @ " in detail else "")
-    return [target.qualname, code.co_firstlineno, status, detail, why, round(seconds, 5)]
+    names = names_in(detail, code) if status in VERDICT_KINDS else []
+    return [target.qualname, code.co_firstlineno, status, detail, names, round(seconds, 5)]
 
 
 def prove_module(code, path):
@@ -255,7 +270,7 @@ def prove_module(code, path):
 
 
 def measure_module(code, path, timeout):
-    """``[status, detail, cause, seconds]`` of ``prove_module`` under a time limit."""
+    """``[status, detail, names, seconds]`` of ``prove_module`` under a time limit."""
     start = time.perf_counter()
     try:
         with time_limit(timeout):
@@ -264,8 +279,8 @@ def measure_module(code, path, timeout):
         status, detail = ("timeout" if isinstance(exc, DecompileTimeout) else "error",
                           "%s: %s%s" % (type(exc).__name__, first_line(exc), _where(exc)))
     seconds = time.perf_counter() - start
-    why = None if status == "proven" else cause(detail, code_names(code))
-    return [status, detail, why, round(seconds, 4)]
+    names = names_in(detail, code) if "module " + status in VERDICT_KINDS else []
+    return [status, detail, names, round(seconds, 4)]
 
 
 def measure_file(path, root, timeout, module_timeout, functions=True, modules=True):
@@ -360,7 +375,8 @@ def function_table(rows):
 
 
 def module_table(rows):
-    head = "| Python | package | modules | proven % | unproven | no-compile | error | timeouts | total s |"
+    head = ("| Python | package | modules | proven % | unproven | no-compile | error | timeouts "
+            "| total s |")
     lines = [head, "|" + "---|" * 9]
     for r in rows:
         n = sum(r["module " + s] for s in MODULE_STATUSES)
@@ -375,14 +391,16 @@ def failures(run):
     for package, records in run["packages"].items():
         for r in records:
             if "skipped" in r:
-                yield "skipped", r["module"], cause(r["skipped"]), r["skipped"]
+                yield "skipped", r["module"], cause("skipped", r["skipped"]), r["skipped"]
                 continue
-            for qualname, _, status, detail, why, _ in r["functions"]:
+            for qualname, _, status, detail, names, _ in r["functions"]:
                 if status != "proven":
-                    yield status, "%s:%s" % (r["module"], qualname), why, detail
+                    yield (status, "%s:%s" % (r["module"], qualname),
+                           cause(status, detail, names), detail)
             whole = r.get("whole")
             if whole and whole[0] != "proven":
-                yield "module " + whole[0], "%s:<module>" % r["module"], whole[2], whole[1]
+                kind = "module " + whole[0]
+                yield kind, "%s:<module>" % r["module"], cause(kind, whole[1], whole[2]), whole[1]
 
 
 def cause_table(runs, examples=3):

@@ -105,13 +105,14 @@ def test_cause_masks_what_differs_per_function(script):
     b = ("h: with different operands: the original call [<function k>, (x,), ()] at CALL at "
          "offset 8 (line 60), the candidate call [<function k>, (x,), ()] at CALL at offset "
          "8 (line 2)")
-    assert script.cause(a, {"f", "g", "a", "b"}) == script.cause(b, {"h", "k", "x"}) == (
+    assert script.cause("refused", a, {"f", "g", "a", "b"}) == \
+        script.cause("refused", b, {"h", "k", "x"}) == (
         "with different operands: the original call [.] at CALL, the candidate call [.] at "
         "CALL (operands print alike)")
     nested = ("f: the original returns <function g>, the candidate returns <function g>; "
               "inside: g: the original load global spam at LOAD_GLOBAL spam at offset 2 (line "
               "3), the candidate returns None")
-    assert script.cause(nested, {"f", "g", "spam"}) == (
+    assert script.cause("refused", nested, {"f", "g", "spam"}) == (
         "in nested code: the original load global ? at LOAD_GLOBAL, the candidate returns None")
 
 
@@ -119,3 +120,11 @@ def test_driver_passes_options_but_its_own(script):
     argv = ["--versions", "3.10,3.11", "--root", "/x", "--json=/o/{version}.json",
             "--failures", "/f", "--python", "3.10=/p", "--timeout", "5"]
     assert script._child_args(argv) == ["--root", "/x", "--timeout", "5"]
+
+
+def test_cause_of_other_failures_keeps_the_words(script):
+    assert script.cause("module no-compile", "SyntaxError: from __future__ imports must occur "
+                        "at the beginning of the file (file.py, line 3)", {"file", "imports"}) \
+        == "SyntaxError: from __future__ imports must occur at the beginning of the file"
+    assert script.cause("internal", "unexpected KeyError: 'x' @ depyf/a.py:12 in f") == \
+        "unexpected KeyError: '?' @ depyf/a.py in f"
