@@ -19,7 +19,8 @@ What it measures, with the running interpreter, for each sub-package of a packag
   ends as proven, unproven, no-compile (the text is not valid Python), error or timeout.
 
 Reasons are grouped into *causes* (``cause``: names, offsets, line numbers and values
-masked), so that the table of causes says which shapes lose the most functions.
+masked; a verdict on code of a module with ``from __future__ import annotations`` is
+marked so), so that the table of causes says which shapes lose the most functions.
 
 Run (one interpreter; ``{version}`` in a path becomes the running Python's ``3.X``)::
 
@@ -62,6 +63,10 @@ TORCH_PACKAGES = ("_dynamo", "_inductor", "fx", "nn")
 STATUSES = ("proven", "refused", "unsupported", "internal", "timeout")
 MODULE_STATUSES = ("proven", "unproven", "no-compile", "error", "timeout")
 VERSION = "%d.%d" % sys.version_info[:2]
+FUTURE_ANNOTATIONS = __import__("__future__").annotations.compiler_flag
+# Added to the cause of a verdict on code of a module with ``from __future__ import
+# annotations`` (annotations compiled as strings): the flag is a fact worth grouping by.
+FUTURE_MARK = " [from __future__ import annotations]"
 
 
 # ---------------------------------------------------------------- files and names
@@ -296,7 +301,8 @@ def measure_file(path, root, timeout, module_timeout, functions=True, modules=Tr
             defs = corpus.def_positions(source)
     except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
         return {"module": name, "skipped": "%s: %s" % (type(exc).__name__, first_line(exc))}
-    record = {"module": name, "functions": [], "whole": None}
+    record = {"module": name, "functions": [], "whole": None,
+              "future_annotations": bool(code.co_flags & FUTURE_ANNOTATIONS)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if functions:
@@ -393,14 +399,16 @@ def failures(run):
             if "skipped" in r:
                 yield "skipped", r["module"], cause("skipped", r["skipped"]), r["skipped"]
                 continue
+            mark = FUTURE_MARK if r.get("future_annotations") else ""
             for qualname, _, status, detail, names, _ in r["functions"]:
                 if status != "proven":
-                    yield (status, "%s:%s" % (r["module"], qualname),
-                           cause(status, detail, names), detail)
+                    why = cause(status, detail, names) + (mark if status in VERDICT_KINDS else "")
+                    yield status, "%s:%s" % (r["module"], qualname), why, detail
             whole = r.get("whole")
             if whole and whole[0] != "proven":
                 kind = "module " + whole[0]
-                yield kind, "%s:<module>" % r["module"], cause(kind, whole[1], whole[2]), whole[1]
+                why = cause(kind, whole[1], whole[2]) + (mark if kind in VERDICT_KINDS else "")
+                yield kind, "%s:<module>" % r["module"], why, whole[1]
 
 
 def cause_table(runs, examples=3):

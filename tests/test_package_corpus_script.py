@@ -21,6 +21,7 @@ FILES = {
     ),
     "fakepkg/sub/__init__.py": "X = 1\n",
     "fakepkg/sub/bad.py": "def broken(:\n    pass\n",
+    "fakepkg/sub/later.py": "from __future__ import annotations\n\ndef g(x):\n    return x\n",
 }
 
 
@@ -44,12 +45,15 @@ def package(tmp_path):
 def test_counts(script, package):
     run = script.measure(package, ["."], timeout=30, module_timeout=60)
     [row] = script.summarize(run)
-    assert (row["files"], row["skipped"], row["functions"]) == (4, 1, 3)
+    assert (row["files"], row["skipped"], row["functions"]) == (5, 1, 4)
     assert (row["proven"], row["refused"], row["unsupported"], row["internal"],
-            row["timeout"]) == (3, 0, 0, 0, 0)
-    assert row["module proven"] == 3
+            row["timeout"]) == (4, 0, 0, 0, 0)
+    assert row["module proven"] == 4
     records = {r["module"]: r for r in run["packages"]["."]}
-    assert sorted(records) == ["fakepkg", "fakepkg.a", "fakepkg.sub", "fakepkg.sub.bad"]
+    assert sorted(records) == ["fakepkg", "fakepkg.a", "fakepkg.sub", "fakepkg.sub.bad",
+                               "fakepkg.sub.later"]
+    assert records["fakepkg.sub.later"]["future_annotations"]
+    assert not records["fakepkg.a"]["future_annotations"]
     assert records["fakepkg.sub.bad"]["skipped"].startswith("SyntaxError")
     names = [f[0] for f in records["fakepkg.a"]["functions"]]
     assert names == ["f", "C.m", "C.m.<locals>.inner"]
