@@ -434,15 +434,28 @@ def _vkey(item):
     return [int(x) for x in item[0].split(".")]
 
 
+def bugs(runs):
+    """Every internal error and timeout, one line each (with a module's error that is not
+    an unsupported shape or instruction: the checker's): depyf's bugs, listed by name."""
+    lines = []
+    for run in runs:
+        for kind, where, _, reason in failures(run):
+            if kind in ("internal", "timeout", "module timeout") or kind == "module error" \
+                    and not reason.startswith(("UnsupportedShape", "UnsupportedInstruction")):
+                lines.append("%s %s %s: %s" % (run["version"], kind, where, reason))
+    return "\n".join(lines) or "(none)"
+
+
 def print_report(runs, out=sys.stdout):
-    rows = [row for run in sorted(runs, key=lambda r: _vkey((r["version"],)))
-            for row in summarize(run)]
+    runs = sorted(runs, key=lambda r: _vkey((r["version"],)))
+    rows = [row for run in runs for row in summarize(run)]
     print("Functions\n\n" + function_table(rows) + "\n", file=out)
     hows = ["%s %s: %s" % (r["version"], r["package"], ", ".join(
         "%s %d" % kv for kv in sorted(r["how"].items()))) for r in rows]
     print("Proven by\n\n" + "\n".join(hows) + "\n", file=out)
     print("Whole modules\n\n" + module_table(rows) + "\n", file=out)
-    print("Causes\n\n" + cause_table(runs), file=out)
+    print("Causes\n\n" + cause_table(runs) + "\n", file=out)
+    print("Internal errors and timeouts\n\n" + bugs(runs), file=out)
 
 
 def write_failures(run, path):
