@@ -35,7 +35,8 @@ subprocess of this script, their JSON files are merged into one table)::
         --json /work/snap/torchsrc-{version}.json \\
         --failures /work/snap/torchsrc-failures-{version}.txt
 
-``--report A.json B.json ...`` prints the tables again from saved runs. ``--packages``
+``--report A.json B.json ...`` prints the tables again from saved runs (with ``--failures``
+also their worklists: causes are computed when reported). ``--packages``
 picks sub-packages (comma separated, relative to ``--root``; ``.`` is the whole folder,
 ``*`` each sub-package of it in its own row), e.g. ``--root SITE/transformers --packages
 models/bert,generation`` or ``--root SITE/sympy --packages '*'``. Stdlib only (besides depyf).
@@ -135,7 +136,7 @@ _OPERANDS = re.compile(r"the original .*?(\[.*\]) at .*, the candidate .*?(\[.*\
 _KIND_NAME = re.compile(r"\b(getattr|setattr|delattr|super attribute|store name|store global|"
                         r"store cell|load name|load global|load cell|load from dict or global|"
                         r"load from dict or cell|delete \w+|import from|import) (?!\*)[\w.]+")
-_OPARG = re.compile(r"(\bat [A-Z][A-Z_0-9]+)[^,;\[\]]*")
+_OPARG = re.compile(r"\s*\bat [A-Z][A-Z_0-9]+[^,;\[\]]*")
 # Words of the checker's and the decompiler's messages kept even when the function has a
 # name spelled so (``call``, ``value``...); other identifiers of the function are masked.
 KEEP = frozenset("""
@@ -161,7 +162,8 @@ def cause(kind, reason, names=()):
     (the function the verdict is about), offsets and line numbers go, ``<function
     f>``-like values lose their name, ``[...]`` operand lists become ``[.]`` (``(operands
     print alike)`` is added when the two sides' lists read the same: the difference is
-    in what they refer to), opcodes lose their argument, names after an event's kind
+    in what they refer to), ``at OPCODE arg`` goes (the event says what the instruction
+    did, and opcodes differ between versions for the same event), names after an event's kind
     (``getattr x``, ``store cell x``...) and the function's identifiers (``names``; not
     the words of ``KEEP``) become ``?``. Any other reason (the decompiler's own words)
     only loses file locations. In both, quoted strings become ``'?'`` and numbers ``N``."""
@@ -182,7 +184,7 @@ def cause(kind, reason, names=()):
         text = _BRACKETS.sub("[.]", text)
     text = _QUOTED.sub("'?'", text)
     text = _NUMBER.sub("N", text)
-    text = _OPARG.sub(r"\1", text)
+    text = _OPARG.sub("", text)
     text = _KIND_NAME.sub(r"\1 ?", text)
     names = set(names)
     text = _WORD.sub(lambda m: "?" if m.group(0) in names and m.group(0).lower() not in KEEP
@@ -559,6 +561,8 @@ def main(argv=None):
         for path in args.report:
             with open(path) as fh:
                 runs.append(json.load(fh))
+            if args.failures:  # the worklist again, with the causes as grouped now
+                write_failures(runs[-1], args.failures.replace("{version}", runs[-1]["version"]))
         print_report(runs)
         return 0
     if args.versions:
