@@ -166,9 +166,12 @@ def cause(kind, reason, names=()):
     did, and opcodes differ between versions for the same event), names after an event's kind
     (``getattr x``, ``store cell x``...) and the function's identifiers (``names``; not
     the words of ``KEEP``) become ``?``. Any other reason (the decompiler's own words)
-    only loses file locations. In both, quoted strings become ``'?'`` and numbers ``N``."""
+    only loses file locations and the ``[OPCODE]`` the reading stopped at (but that of an
+    unsupported instruction). In both, quoted strings become ``'?'`` and numbers ``N``."""
     text = first_line(reason, 100000)
     if kind not in VERDICT_KINDS:
+        if "unsupported instruction" not in text:  # else the opcode is the cause
+            text = re.sub(r" \[[A-Z][A-Z_0-9]*\]$", "", text)
         text = _WHERE.sub("", text)
         text = re.sub(r" @ (\S+):\d+ in ", r" @ \1 in ", text)
         text = _NUMBER.sub("N", _QUOTED.sub("'?'", text))

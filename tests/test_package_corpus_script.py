@@ -132,3 +132,7 @@ def test_cause_of_other_failures_keeps_the_words(script):
         == "SyntaxError: from __future__ imports must occur at the beginning of the file"
     assert script.cause("internal", "unexpected KeyError: 'x' @ depyf/a.py:12 in f") == \
         "unexpected KeyError: '?' @ depyf/a.py in f"
+    assert script.cause("unsupported", "statements inside a conditional expression "
+                        "[STORE_FAST]") == "statements inside a conditional expression"
+    assert script.cause("unsupported", "unsupported instruction [FOO]") == \
+        "unsupported instruction [FOO]"
