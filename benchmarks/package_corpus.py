@@ -54,8 +54,8 @@ import traceback
 import warnings
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO not in sys.path:
-    sys.path.insert(0, REPO)
+if REPO not in sys.path:  # this checkout's depyf unless PYTHONPATH names another
+    sys.path.append(REPO)
 
 from depyf.verify import stdlib_corpus as corpus  # noqa: E402
 from depyf.verify.roundtrip import FUTURE_FLAGS, DecompileTimeout, time_limit  # noqa: E402
@@ -146,6 +146,7 @@ setitem delitem import from value values internal expression conditional in of a
 not to for and or block loop function free variables differ docstrings builtin iter next
 yield send exception result object class module line offset read before set nested code
 none true false while handling objects user can see return setup annotations
+__future__ imports must occur beginning file decompiled compile
 """.split())
 
 
@@ -157,8 +158,9 @@ def cause(kind, reason, names=()):
     ``reason`` with what differs from one function to the next masked, so that equal
     causes read alike.
 
-    A verdict (``VERDICT_KINDS``): where the difference is inside nested code (``;
-    inside: f: ...``) only the innermost difference is kept; then the leading ``f:``
+    A verdict (``VERDICT_KINDS``): of a module's proof naming several code objects
+    (``a: ...; b: ...``) only the first is kept; where the difference is inside nested
+    code (``; inside: f: ...``) only the innermost difference is kept; then the leading ``f:``
     (the function the verdict is about), offsets and line numbers go, ``<function
     f>``-like values lose their name, ``[...]`` operand lists become ``[.]`` (``(operands
     print alike)`` is added when the two sides' lists read the same: the difference is
@@ -176,6 +178,7 @@ def cause(kind, reason, names=()):
         text = re.sub(r" @ (\S+):\d+ in ", r" @ \1 in ", text)
         text = _NUMBER.sub("N", _QUOTED.sub("'?'", text))
         return text if len(text) <= 200 else text[:197] + "..."
+    text = re.split(r"; (?!inside: )(?=[\w<>.]+: )", text)[0]  # a module's first unproven
     inside = text.count("; inside: ")
     text = text.rsplit("; inside: ", 1)[-1]
     text = re.sub(r"^[A-Za-z_<][\w<>.]*: (?=\S)", "", text)  # "f: they do different things"
@@ -210,13 +213,18 @@ def names_in(reason, code):
 
 
 def _where(exc):
-    """``file:line in function`` of the innermost frame of depyf in ``exc``'s traceback."""
+    """`` @ depyf/file.py:line in function``: the innermost frame of depyf in ``exc``'s
+    traceback (the timer's own frame left out: a timeout says where it struck)."""
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    frames = [f for f in frames if f.name != "_fire"]
     inside = [f for f in frames if os.sep + "depyf" + os.sep in f.filename] or frames
     if not inside:
         return ""
     f = inside[-1]
-    return " @ %s:%d in %s" % (os.path.relpath(f.filename, REPO), f.lineno, f.name)
+    name = f.filename
+    if os.sep + "depyf" + os.sep in name:
+        name = "depyf" + os.sep + name.rsplit(os.sep + "depyf" + os.sep, 1)[1]
+    return " @ %s:%d in %s" % (name, f.lineno, f.name)
 
 
 def classify(exc):
@@ -257,13 +265,36 @@ def measure_function(target, timeout):
     return [target.qualname, code.co_firstlineno, status, detail, names, round(seconds, 5)]
 
 
+def module_proof():
+    """How whole modules are proven with the ``depyf`` imported: ``"decompile_module"``
+    where it proves the text itself (and raises ``UnprovenError``), else ``"equivalent"``
+    (the text compiled here and compared with the checker)."""
+    import inspect
+    from depyf.decompiler.modules import decompile_module
+    params = inspect.signature(decompile_module).parameters
+    return "decompile_module" if "allow_unproven" in params else "equivalent"
+
+
 def prove_module(code, path):
     """``(status, detail)`` of the whole-module round trip of ``code``: decompile it,
-    compile the text, compare. The one place to switch to a proof inside
-    ``decompile_module`` when it has one."""
+    compile the text, compare (``module_proof``: by ``decompile_module`` itself where it
+    proves, else here)."""
     from depyf.decompiler.modules import decompile_module
-    from depyf.errors import DecompilationError
-    from depyf.verify.equivalence import equivalent
+    from depyf.errors import DecompilationError, UnprovenError
+    if module_proof() == "decompile_module":
+        try:
+            decompile_module(code)
+        except UnprovenError as exc:
+            verdict = getattr(exc, "verdict", None)
+            return "unproven", first_line(verdict.reason if verdict is not None else exc.reason,
+                                          2000)
+        except DecompilationError as exc:
+            return "error", "%s: %s" % (type(exc).__name__, classify(exc)[1])
+        return "proven", "decompile_module"
+    try:
+        from depyf.equivalence import equivalent
+    except ImportError:  # before it moved out of depyf.verify
+        from depyf.verify.equivalence import equivalent
     try:
         text = decompile_module(code)
     except DecompilationError as exc:
@@ -323,7 +354,10 @@ def measure(root, packages, timeout=20.0, module_timeout=120.0, functions=True, 
     """The run's JSON object: ``{"version", "python", "root", "packages": {name: [file
     records]}, ...}`` for each of ``packages`` under ``root``."""
     started = time.perf_counter()
+    import depyf
     out = {"version": VERSION, "python": sys.version.split()[0], "root": os.path.abspath(root),
+           "depyf": os.path.dirname(os.path.abspath(depyf.__file__)),
+           "module_proof": module_proof() if modules else None,
            "timeout": timeout, "module_timeout": module_timeout, "packages": {}}
     for package in expand_packages(root, packages):
         files = package_files(root, package)
