@@ -514,7 +514,8 @@ def pyenv_python(version):
 
 
 def drive(args, argv):
-    """Run this script under each of ``--versions``, one after the other; merge."""
+    """Run this script under each of ``--versions``, one after the other (with the
+    ``PYTHONPATH`` given, else this checkout's depyf); merge."""
     tmp = tempfile.mkdtemp(prefix="package-corpus-")
     runs = []
     for version in args.versions.split(","):
@@ -528,7 +529,7 @@ def drive(args, argv):
         cmd = [python, os.path.abspath(__file__)] + _child_args(argv) + ["--json", json_path]
         if args.failures:
             cmd += ["--failures", args.failures.replace("{version}", version)]
-        env = dict(os.environ, PYTHONPATH=REPO)
+        env = dict(os.environ, PYTHONPATH=os.environ.get("PYTHONPATH") or REPO)
         print("running %s" % " ".join(cmd), file=sys.stderr, flush=True)
         proc = subprocess.run(cmd + ["--no-table"], env=env)
         if proc.returncode != 0 or not os.path.exists(json_path):
