@@ -19,8 +19,9 @@ What it measures, with the running interpreter, for each sub-package of a packag
   ends as proven, unproven, no-compile (the text is not valid Python), error or timeout.
 
 Reasons are grouped into *causes* (``cause``: names, offsets, line numbers and values
-masked; a verdict on code of a module with ``from __future__ import annotations`` is
-marked so), so that the table of causes says which shapes lose the most functions.
+masked), so that the table of causes says which shapes lose the most functions (and how
+many of them are in modules with ``from __future__ import annotations``, whose
+annotations are compiled as strings).
 
 Run (one interpreter; ``{version}`` in a path becomes the running Python's ``3.X``)::
 
@@ -65,9 +66,6 @@ STATUSES = ("proven", "refused", "unsupported", "internal", "timeout")
 MODULE_STATUSES = ("proven", "unproven", "no-compile", "error", "timeout")
 VERSION = "%d.%d" % sys.version_info[:2]
 FUTURE_ANNOTATIONS = __import__("__future__").annotations.compiler_flag
-# Added to the cause of a verdict on code of a module with ``from __future__ import
-# annotations`` (annotations compiled as strings): the flag is a fact worth grouping by.
-FUTURE_MARK = " [from __future__ import annotations]"
 
 
 # ---------------------------------------------------------------- files and names
@@ -432,40 +430,44 @@ def module_table(rows):
 
 
 def failures(run):
-    """``(kind, module:qualname, cause, reason)`` of every item not proven in one run."""
+    """``(kind, module:qualname, cause, reason, future)`` of every item not proven in one
+    run (``future``: its module has ``from __future__ import annotations``)."""
     for package, records in run["packages"].items():
         for r in records:
             if "skipped" in r:
-                yield "skipped", r["module"], cause("skipped", r["skipped"]), r["skipped"]
+                yield "skipped", r["module"], cause("skipped", r["skipped"]), r["skipped"], False
                 continue
-            mark = FUTURE_MARK if r.get("future_annotations") else ""
+            future = bool(r.get("future_annotations"))
             for qualname, _, status, detail, names, _ in r["functions"]:
                 if status != "proven":
-                    why = cause(status, detail, names) + (mark if status in VERDICT_KINDS else "")
-                    yield status, "%s:%s" % (r["module"], qualname), why, detail
+                    yield (status, "%s:%s" % (r["module"], qualname), cause(status, detail, names),
+                           detail, future)
             whole = r.get("whole")
             if whole and whole[0] != "proven":
                 kind = "module " + whole[0]
-                why = cause(kind, whole[1], whole[2]) + (mark if kind in VERDICT_KINDS else "")
-                yield kind, "%s:<module>" % r["module"], why, whole[1]
+                yield (kind, "%s:<module>" % r["module"], cause(kind, whole[1], whole[2]),
+                       whole[1], future)
 
 
 def cause_table(runs, examples=3):
     """Causes ranked by count over all runs: ``| kind | cause | count | per version |
-    examples |``."""
+    in future-annotations modules | examples |``."""
     found = {}
     for run in runs:
-        for kind, where, why, _ in failures(run):
-            entry = found.setdefault((kind, why), {"count": 0, "versions": {}, "examples": []})
+        for kind, where, why, _, future in failures(run):
+            entry = found.setdefault((kind, why), {"count": 0, "versions": {}, "examples": [],
+                                                   "future": 0})
             entry["count"] += 1
+            entry["future"] += future
             entry["versions"][run["version"]] = entry["versions"].get(run["version"], 0) + 1
             if len(entry["examples"]) < examples and where not in entry["examples"]:
                 entry["examples"].append(where)
-    lines = ["| kind | cause | count | per version | examples |", "|---|---|---|---|---|"]
+    lines = ["| kind | cause | count | per version | in future-annotations modules | examples |",
+             "|---|---|---|---|---|---|"]
     for (kind, why), e in sorted(found.items(), key=lambda kv: (-kv[1]["count"], kv[0])):
         per = " ".join("%s:%d" % kv for kv in sorted(e["versions"].items(), key=_vkey))
-        lines.append("| %s | %s | %d | %s | %s |" % (kind, why.replace("|", "\\|"), e["count"],
-                                                     per, ", ".join(e["examples"])))
+        lines.append("| %s | %s | %d | %s | %d | %s |" % (
+            kind, why.replace("|", "\\|"), e["count"], per, e["future"], ", ".join(e["examples"])))
     return "\n".join(lines)
 
 
@@ -478,7 +480,7 @@ def bugs(runs):
     an unsupported shape or instruction: the checker's): depyf's bugs, listed by name."""
     lines = []
     for run in runs:
-        for kind, where, _, reason in failures(run):
+        for kind, where, _, reason, _ in failures(run):
             if kind in ("internal", "timeout", "module timeout") or kind == "module error" \
                     and not reason.startswith(("UnsupportedShape", "UnsupportedInstruction")):
                 lines.append("%s %s %s: %s" % (run["version"], kind, where, reason))
@@ -499,7 +501,7 @@ def print_report(runs, out=sys.stdout):
 
 def write_failures(run, path):
     with open(path, "w") as fh:
-        for kind, where, why, reason in failures(run):
+        for kind, where, why, reason, _ in failures(run):
             fh.write("%s\t%s\t%s\t%s\t%s\n" % (run["version"], where, kind, why, reason))
 
 

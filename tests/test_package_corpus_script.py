@@ -78,7 +78,8 @@ def test_each_subpackage_and_files(script, package, tmp_path):
     script.print_report([run], out=_Lines(tables))
     text = "\n".join(tables)
     assert "| %s | a | 1 (0) | 3 | 100.0 |" % run["version"] in text
-    assert "| skipped | " in text
+    assert "| skipped | SyntaxError: invalid syntax | 1 | %s:1 | 0 | fakepkg.sub.bad |" % (
+        run["version"]) in text
 
 
 class _Lines:
