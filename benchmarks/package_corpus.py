@@ -246,8 +246,9 @@ def classify(exc):
 
 
 def measure_function(target, timeout):
-    """``[qualname, first line, status, detail, names, seconds]`` of one ``Target``;
-    detail is how it was proven, or the reason it was not (``names``: see ``names_in``)."""
+    """``[qualname, first line, status, detail, names, seconds, long jumps]`` of one
+    ``Target``; detail is how it was proven, or the reason it was not (``names``: see
+    ``names_in``; ``long jumps``: see ``long_jumps``)."""
     from depyf.decompiler.api import Decompiler
     code = target.code
     start = time.perf_counter()
@@ -260,7 +261,18 @@ def measure_function(target, timeout):
         status, detail = classify(exc)
     seconds = time.perf_counter() - start
     names = names_in(detail, code) if status in VERDICT_KINDS else []
-    return [target.qualname, code.co_firstlineno, status, detail, names, round(seconds, 5)]
+    return [target.qualname, code.co_firstlineno, status, detail, names, round(seconds, 5),
+            long_jumps(code)]
+
+
+def long_jumps(code):
+    """Whether ``code`` or code nested in it has an ``EXTENDED_ARG`` (an argument over
+    255: a jump over a long stretch of code, many names or constants): many of the
+    shapes refused on 3.12+ are refused only past that size."""
+    import dis
+    ops = code.co_code[::2]
+    return dis.opmap["EXTENDED_ARG"] in ops or any(
+        long_jumps(c) for c in code.co_consts if hasattr(c, "co_code"))
 
 
 def module_proof():
@@ -386,7 +398,7 @@ def summarize(run):
         row.update(("module " + s, 0) for s in MODULE_STATUSES)
         row["module seconds"] = 0.0
         for r in records:
-            for qualname, _, status, detail, _, seconds in r.get("functions", ()):
+            for qualname, _, status, detail, _, seconds in (f[:6] for f in r.get("functions", ())):
                 row["functions"] += 1
                 row[status] += 1
                 row["seconds"] += seconds
@@ -430,18 +442,21 @@ def module_table(rows):
 
 
 def failures(run):
-    """``(kind, module:qualname, cause, reason, future)`` of every item not proven in one
-    run (``future``: its module has ``from __future__ import annotations``)."""
+    """``(kind, module:qualname, cause, reason, facts)`` of every item not proven in one
+    run; ``facts``: ``"future"`` (its module has ``from __future__ import annotations``),
+    ``"long"`` (``long_jumps``; unknown for a module)."""
     for package, records in run["packages"].items():
         for r in records:
             if "skipped" in r:
-                yield "skipped", r["module"], cause("skipped", r["skipped"]), r["skipped"], False
+                yield "skipped", r["module"], cause("skipped", r["skipped"]), r["skipped"], ()
                 continue
-            future = bool(r.get("future_annotations"))
-            for qualname, _, status, detail, names, _ in r["functions"]:
+            future = ("future",) if r.get("future_annotations") else ()
+            for f in r["functions"]:
+                qualname, _, status, detail, names = f[:5]
                 if status != "proven":
+                    facts = future + (("long",) if f[6:] and f[6] else ())
                     yield (status, "%s:%s" % (r["module"], qualname), cause(status, detail, names),
-                           detail, future)
+                           detail, facts)
             whole = r.get("whole")
             if whole and whole[0] != "proven":
                 kind = "module " + whole[0]
@@ -451,23 +466,26 @@ def failures(run):
 
 def cause_table(runs, examples=3):
     """Causes ranked by count over all runs: ``| kind | cause | count | per version |
-    in future-annotations modules | examples |``."""
+    future | long | examples |`` (how many are in modules with ``from __future__ import
+    annotations``, how many have ``long_jumps``)."""
     found = {}
     for run in runs:
-        for kind, where, why, _, future in failures(run):
+        for kind, where, why, _, facts in failures(run):
             entry = found.setdefault((kind, why), {"count": 0, "versions": {}, "examples": [],
-                                                   "future": 0})
+                                                   "future": 0, "long": 0})
             entry["count"] += 1
-            entry["future"] += future
+            entry["future"] += "future" in facts
+            entry["long"] += "long" in facts
             entry["versions"][run["version"]] = entry["versions"].get(run["version"], 0) + 1
             if len(entry["examples"]) < examples and where not in entry["examples"]:
                 entry["examples"].append(where)
-    lines = ["| kind | cause | count | per version | in future-annotations modules | examples |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| kind | cause | count | per version | future | long | examples |",
+             "|---|---|---|---|---|---|---|"]
     for (kind, why), e in sorted(found.items(), key=lambda kv: (-kv[1]["count"], kv[0])):
         per = " ".join("%s:%d" % kv for kv in sorted(e["versions"].items(), key=_vkey))
-        lines.append("| %s | %s | %d | %s | %d | %s |" % (
-            kind, why.replace("|", "\\|"), e["count"], per, e["future"], ", ".join(e["examples"])))
+        lines.append("| %s | %s | %d | %s | %d | %d | %s |" % (
+            kind, why.replace("|", "\\|"), e["count"], per, e["future"], e["long"],
+            ", ".join(e["examples"])))
     return "\n".join(lines)
 
 

@@ -57,6 +57,7 @@ def test_counts(script, package):
     assert records["fakepkg.sub.bad"]["skipped"].startswith("SyntaxError")
     names = [f[0] for f in records["fakepkg.a"]["functions"]]
     assert names == ["f", "C.m", "C.m.<locals>.inner"]
+    assert [f[6] for f in records["fakepkg.a"]["functions"]] == [False, False, False]
     [failure] = list(script.failures(run))
     assert failure[:2] == ("skipped", "fakepkg.sub.bad")
 
@@ -78,7 +79,7 @@ def test_each_subpackage_and_files(script, package, tmp_path):
     script.print_report([run], out=_Lines(tables))
     text = "\n".join(tables)
     assert "| %s | a | 1 (0) | 3 | 100.0 |" % run["version"] in text
-    assert "| skipped | SyntaxError: invalid syntax | 1 | %s:1 | 0 | fakepkg.sub.bad |" % (
+    assert "| skipped | SyntaxError: invalid syntax | 1 | %s:1 | 0 | 0 | fakepkg.sub.bad |" % (
         run["version"]) in text
 
 
@@ -137,3 +138,12 @@ def test_cause_of_other_failures_keeps_the_words(script):
                         "[STORE_FAST]") == "statements inside a conditional expression"
     assert script.cause("unsupported", "unsupported instruction [FOO]") == \
         "unsupported instruction [FOO]"
+
+
+def test_long_jumps(script):
+    short = compile("def f(x):\n    return x\n", "<s>", "exec").co_consts[0]
+    body = "".join("    x%d = g(x.a%d)\n" % (i, i) for i in range(80))
+    long = compile("def f(x):\n    while x:\n" + body.replace("    ", "        ") + "\n",
+                   "<l>", "exec")
+    assert not script.long_jumps(short)
+    assert script.long_jumps(long)  # the module, through the def nested in it
