@@ -29,12 +29,19 @@ Run (one interpreter; ``{version}`` in a path becomes the running Python's ``3.X
         --json /tmp/pc-{version}.json --failures /tmp/pc-failures-{version}.txt
 
 or under several pyenv interpreters one after the other (``--versions``; each run is a
-subprocess of this script, their JSON files are merged into one table)::
+subprocess of this script, with the ``PYTHONPATH`` given or else this checkout's depyf;
+their JSON files are merged into one table). The torch measurement (torch 2.13's source,
+from the test venv nox makes: ``nox -s torch``)::
 
     python benchmarks/package_corpus.py --versions 3.10,3.11,3.12,3.13 \\
-        --root /work/main/.nox/torch/lib/python3.11/site-packages/torch --timeout 20 \\
+        --root .nox/torch/lib/python3.11/site-packages/torch --timeout 20 \\
         --json /work/snap/torchsrc-{version}.json \\
         --failures /work/snap/torchsrc-failures-{version}.txt
+
+About 20,000 functions and 705 modules per version; on the 2-core machine of the project
+a version took 6-9 minutes with modules compared by the checker, 1-1.5 minutes for the
+functions alone (``--no-modules``) with a faster depyf, and 3.5 minutes for the modules
+proven by ``decompile_module`` itself (3.12).
 
 ``--report A.json B.json ...`` prints the tables again from saved runs (with ``--failures``
 also their worklists: causes are computed when reported). ``--packages``
