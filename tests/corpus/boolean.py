@@ -214,3 +214,13 @@ def or_in_conditional_expression_returned(a, b, c):
 @case(*[(a, b, c, "d") for a, b, c in BOOLS3])
 def and_in_conditional_expression_returned(a, b, c, d):
     return (b and c) if a else d
+
+
+@case((True, [1]), (False, []), (False, [0, 1]), (False, [1, 0]), (False, [9]), (False, [5]))
+def long_or_of_ands_past_a_wide_jump(flag, xs):
+    # 3.13: the first test's jump needs EXTENDED_ARG; TO_BOOL before it is a test's,
+    # not a value's (`not not x`)
+    return not flag and (not len(xs) or (xs.count(0) and not flag) or (xs.count(1) and not flag)
+                         or (xs.count(2) and not flag) or (xs.count(3) and not flag)
+                         or (xs.count(4) and not flag) or (xs.count(5) and not flag)
+                         or (xs.index(xs[0]) and not flag))

@@ -504,3 +504,28 @@ def while_else_then_break_inside_loop(items, limit):
                 out.append("none")
             break
     return out, limit
+
+
+@case(([1, None, 2, 3],), ([],))
+def continue_over_a_wide_jump(items):
+    # a loop body long enough that its jumps back need EXTENDED_ARG (3.12+: a jump to
+    # the `continue` that was folded into the test before it went to that prefix)
+    out = []
+    for n in items:
+        a0 = str(n).upper()
+        a1 = str(n).lower()
+        a2 = str(n).strip()
+        a3 = str(n).title()
+        a4 = str(n).zfill(2)
+        a5 = str(n).center(3)
+        a6 = str(n).ljust(4)
+        a7 = str(n).rjust(5)
+        a8 = str(n).swapcase()
+        a9 = str(n).casefold()
+        a10 = str(n).lstrip()
+        a11 = str(n).rstrip()
+        a12 = str(n).expandtabs()
+        if n is None or a0 == "3":
+            continue
+        out.append((a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+    return out

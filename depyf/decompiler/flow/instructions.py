@@ -308,7 +308,8 @@ def _fold_backward_cond_jumps(out):
         if (ins.opname in V.INVERSE_COND and i + 2 < len(out) and out[i + 1].opname == "JUMP"
                 and out[i + 1].target is not None and out[i + 1].target < out[i + 1].offset
                 and out[i + 1].offset < ins.target <= out[i + 2].offset  # (past dropped NOPs)
-                and out[i + 1].offset not in targeted
+                and not any(t in targeted  # (the jump back, or its EXTENDED_ARG prefix)
+                            for t in range(ins.offset + 1, out[i + 1].offset + 1))
                 and out[i + 1].offset != out[i + 2].offset):
             implicit = IMPLICIT_BACK if out[i + 1].line == ins.line else EXPLICIT_BACK
             keep.append(Instr(V.INVERSE_COND[ins.opname], ins.arg, ins.argval, ins.offset,
@@ -335,13 +336,14 @@ def normalize(code):
     line = code.co_firstlineno
     raw_list = spelled.drop_inlined_calls(list(raw_reader.instructions(code)), code)
     skip, heads = set(), spelled.loop_head_nops(raw_list)
+    pairs = spelled.successive(raw_list) if V.END_FOR_THEN_POP_TOP or V.HAS_TO_BOOL else ()
     if V.END_FOR_THEN_POP_TOP:
-        for a, b in zip(raw_list, raw_list[1:]):
+        for a, b in pairs:
             if a.opname == "END_FOR" and b.opname == V.ITER_POP:
                 skip.add(b.offset)
     # 3.13: TO_BOOL only matters as a value (`not not x` compiles to it); before a test
     # or a `not` it is bookkeeping and dropped
-    value_to_bool = {a.offset for a, b in zip(raw_list, raw_list[1:])
+    value_to_bool = {a.offset for a, b in pairs
                      if a.opname == "TO_BOOL" and b.opname != "UNARY_NOT"
                      and not b.opname.startswith("POP_JUMP_")} if V.HAS_TO_BOOL else set()
     special = skip | value_to_bool | heads

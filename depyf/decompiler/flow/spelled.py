@@ -128,3 +128,18 @@ def loop_head_nops(raw_list):
             and i.argval <= i.offset}
     return frozenset(a.offset for a, b in zip(raw_list, raw_list[1:])
                      if a.opname == "NOP" and a.offset in back and b.offset in back)
+
+
+def successive(raw_list):
+    """Each instruction of ``raw_list`` with the one that runs after it, EXTENDED_ARG
+    prefixes skipped (a jump's when the jump is long: the instruction before a long jump
+    is followed by that jump). The prefixes stay in ``raw_list``, where a line may start."""
+    pairs = [(a, b) for a, b in zip(raw_list, raw_list[1:]) if a.opname != "EXTENDED_ARG"]
+    if any(b.opname == "EXTENDED_ARG" for _, b in pairs):
+        after = {}
+        for ins in reversed(raw_list):
+            if ins.opname != "EXTENDED_ARG":
+                nxt = ins
+            after[ins.offset] = nxt
+        pairs = [(a, after[b.offset]) for a, b in pairs]
+    return pairs
