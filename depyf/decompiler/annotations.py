@@ -145,7 +145,8 @@ def place(session, body):
     return body
 
 
-_PROLOGUE = frozenset(["__module__", "__qualname__", "__firstlineno__", "__classdict__", "__doc__"])
+_PROLOGUE = frozenset(["__module__", "__qualname__", "__firstlineno__", "__type_params__",
+                       "__classdict__", "__doc__"])
 
 
 def _prologue(body):

@@ -106,7 +106,30 @@ def test_future_annotations_module():
     source = "from __future__ import annotations\ndef f(x: int) -> str:\n    pass\ny: int = 2\n"
     text = decompile_module(compile(source, "<m>", "exec"))
     assert "__conditional_annotations__" not in text and "__annotate" not in text
-    assert "y: 'int' = 2" in text and "def f(x: 'int') -> 'str':" in text
+    # the text of each annotation is the source it was made from, written back as is
+    assert "y: int = 2" in text and "def f(x: int) -> str:" in text
+
+
+GENERIC_CLASSES = '''class A:
+    """Doc."""
+    x: int
+    y: str = 'a'
+
+class B[T]:
+    """Doc."""
+    item: T
+    z: int = 1
+
+    def get(self) -> T:
+        return self.item
+'''
+
+
+def test_generic_class_annotations_after_its_bookkeeping():
+    # `__type_params__ = .type_params` opens a generic class body: the annotations (and
+    # the docstring) come after it
+    text = decompile_module(compile(GENERIC_CLASSES, "<m>", "exec"))
+    assert text.rstrip() == GENERIC_CLASSES.rstrip(), text
 
 
 def test_user_function_named_annotate_stays_a_def():

@@ -18,9 +18,6 @@ PY = "%d.%d" % sys.version_info[:2]
 KNOWN = {
     "3.12": {"shutil": "_rmtree_safe_fd is not proven (see the stdlib round trip)",
              "subprocess": "Popen.__exit__ is not proven (see the stdlib round trip)"},
-    "3.14": {"types": "the statements after a module-level `try: raise TypeError` / `except "
-                      "TypeError as exc:` inside the fallback `except ImportError:` clause are "
-                      "read into the inner clause"},
 }
 
 
