@@ -212,13 +212,33 @@ def _read_full_code(rank, fn):
     except SyntaxError:
         return
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for guard, code in zip(defs, defs[1:]):
+    for guard, code in zip(defs, defs[1:] + [None]):
         if not guard.name.startswith("__guard_"):
             continue
-        entry = rank.entries_by_file.get(code.name + ".py")
+        # the entry is named on the comment line that opens it ("# cache entry <j>: file
+        # <name>.py (...)"): its transformed code may be no def (it could not be decompiled)
+        named = _entry_file_above(lines, guard)
+        entry = rank.entries_by_file.get(named) if named else None
+        if entry is None and code is not None:
+            entry = rank.entries_by_file.get(code.name + ".py")
         if entry is not None:
             entry.guard_source = _segment(lines, guard)
-            entry.readable_source = _segment(lines, code)
+            if code is not None and code.name + ".py" == entry.file:
+                entry.readable_source = _segment(lines, code)
+
+
+_ENTRY_LINE = re.compile(r"^# cache entry \d+: file (\S+\.py)\b")
+
+
+def _entry_file_above(lines, node):
+    """The file named by the nearest "# cache entry" line above ``node``, or None."""
+    for k in range(node.lineno - 2, -1, -1):
+        found = _ENTRY_LINE.match(lines[k])
+        if found:
+            return found.group(1)
+        if lines[k].startswith("def ") or lines[k].startswith("# ===== "):
+            return None
+    return None
 
 
 def _segment(lines, node):

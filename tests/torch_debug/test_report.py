@@ -120,3 +120,26 @@ def test_the_link_checker_finds_what_is_broken(tmp_path):
                                      '<a href="b.html">no file</a><script src="https://cdn.example/x.js"></script>')
     bad = broken_links([str(tmp_path / "a.html")])
     assert len(bad) == 3 and "'y'" in bad[0] and "no such file" in bad[1] and "external" in bad[2], bad
+
+
+def test_guards_of_entries_whose_code_is_no_def_are_shown(toy_dump, tmp_path):
+    # an entry that fell back to Dynamo's bytecode has a comment where its readable copy
+    # would be: the guard above it is still that entry's
+    import ast
+    import shutil
+    folder = str(tmp_path / "dump")
+    shutil.copytree(toy_dump, folder)
+    (path,) = [os.path.join(folder, f) for f in os.listdir(folder) if f.startswith("full_code_for_")]
+    lines = read(path).splitlines()
+    defs = [n for n in ast.parse("\n".join(lines)).body if isinstance(n, ast.FunctionDef)
+            and n.name.startswith("__transformed_code_")]
+    for node in reversed(defs):
+        lines[node.lineno - 1:node.end_lineno] = [
+            "# %s could not be decompiled; its bytecode is listed in %s.py" % (node.name, node.name)]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    report.build(folder)
+    page = Page(read(os.path.join(folder, "depyf_report", "main", "fn_toy_example_0.html")))
+    assert len(page.with_class("table", "guard")) == 3
+    assert "No guard recorded" not in read(os.path.join(folder, "depyf_report", "main",
+                                                         "fn_toy_example_0.html"))
