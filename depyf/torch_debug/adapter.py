@@ -207,6 +207,24 @@ def frame_locals_being_compiled(code):
     return found if isinstance(found, dict) and local_vars.get("code") is code else None
 
 
+def resume_code(value):
+    """The code object of the resume function a ``__resume_at_*`` global stands for: the
+    function's own code, or, when the resume function has free variables, the code Dynamo's
+    factory (``_make_fn(closure)``, installed in its place) makes the function from; None
+    for anything else."""
+    code = getattr(value, "__code__", None)
+    if code is None or code.co_name.startswith("torch_dynamo_resume_in_"):
+        return code
+    for cell in getattr(value, "__closure__", None) or ():
+        try:
+            inner = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if hasattr(inner, "co_name") and inner.co_name.startswith("torch_dynamo_resume_in_"):
+            return inner
+    return code
+
+
 def is_compiling_function():
     """``torch.compiler.is_compiling`` (True while Dynamo traces the caller), or None."""
     fn = _resolve("torch.compiler.is_compiling") or _resolve("torch._dynamo.is_compiling")

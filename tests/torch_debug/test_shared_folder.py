@@ -17,7 +17,7 @@ import depyf
 import workloads
 from depyf.report import build
 from depyf.report.dump import find_ranks, read_overview
-from support import REPO, assert_all_compile
+from support import REPO, assert_all_compile, dump_links
 
 # process i compiles fn_<i>, whose graph multiplies by FACTORS[i] (so a file holding
 # another process's code is told apart by its name and by its graph)
@@ -64,8 +64,6 @@ SCRIPT = textwrap.dedent('''
             compile_and_run()
     print("DONE", os.getpid())
 ''')
-LINK = re.compile(r"(?:__transformed_code_\w+|full_code_for_\w+|__compiled_fn_\d+\.\w+\.\d+|"
-                  r"__compiled_fn_\d+\.kernel_\d+)\.py")
 
 
 def _start(tmp_path, dump, i, n_ready, order="wait-first"):
@@ -101,24 +99,7 @@ def check_folder(folder):
     roots = {item["root_function"] for item in data["transformed_code"]}
     assert len(roots) == 1, (folder, roots)
     i = int(roots.pop()[len("fn_"):])
-    named = set()
-
-    def collect(value):
-        if isinstance(value, dict):
-            for v in list(value.keys()) + list(value.values()):
-                collect(v)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                collect(v)
-        elif isinstance(value, str) and LINK.fullmatch(value):
-            named.add(value)
-
-    collect(data)
-    files = sorted(n for n in os.listdir(folder) if LINK.fullmatch(n))
-    for name in files:
-        with open(os.path.join(folder, name), encoding="utf-8") as f:
-            named.update(LINK.findall(f.read()))
-    named |= {"__compiled_fn_%s.Captured_Graph.0.py" % k for k in re.findall(r"__compiled_fn_(\d+)", " ".join(named))}
+    named = dump_links(folder)
     for kind in ("full_code_for_fn_", "__transformed_code_0_for_fn_",
                  "__transformed_code_0_for_torch_dynamo_resume_in_fn_", "__compiled_fn_"):
         assert any(n.startswith(kind) for n in named), (kind, named)
