@@ -15,8 +15,10 @@ reused pid never looks alive. Hence:
 Forked children do not inherit the claims (the lock files are closed in the child), so a
 fork claims a folder of its own.
 """
+import errno
 import os
 import threading
+import warnings
 
 try:
     import fcntl
@@ -33,31 +35,42 @@ _guard = threading.Lock()
 
 
 def _try_lock(fd):
-    """True when this open file now holds the exclusive lock (never waits)."""
+    """True when this open file now holds the exclusive lock (never waits), False when
+    another open file holds it; None when the file system cannot lock files."""
     try:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         elif msvcrt is not None:
             os.lseek(fd, 0, os.SEEK_SET)
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        else:
+            return None
         return True
-    except OSError:
-        return False
+    except OSError as exc:
+        if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, errno.EDEADLK):
+            return False
+        return None
 
 
 def claim(folder):
     """Claim ``folder`` (created if needed) for this process until it exits: True when
-    it is ours (now or already), False when a live process holds it. ``OSError`` when the
-    folder cannot be created or its lock file opened."""
+    it is ours (now or already), False when a live process holds it. Where files cannot
+    be locked (some network file systems) the claim is granted with one warning: other
+    programs on the directory then go undetected. ``OSError`` when the folder cannot be
+    created or its lock file opened."""
     real = os.path.realpath(folder)
     with _guard:
         if real in _held:
             return True
         os.makedirs(folder, exist_ok=True)
         fd = os.open(os.path.join(folder, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o666)
-        if not _try_lock(fd):
+        locked = _try_lock(fd)
+        if locked is False:
             os.close(fd)
             return False
+        if locked is None:
+            warnings.warn("depyf: files cannot be locked in %s, so other programs writing "
+                          "dumps there are not detected" % folder, RuntimeWarning, stacklevel=4)
         _held[real] = fd
         return True
 
