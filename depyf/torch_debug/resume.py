@@ -13,6 +13,7 @@ file is which. When the calling code is compiled we therefore
 and both headers say it: the caller lists ``__resume_at_102_2 -> <file> (continues at
 ...)``; the resume file says which global it is, who calls it, and where it continues.
 """
+import dis
 import linecache
 import os
 import re
@@ -95,7 +96,6 @@ def write_uncompiled(session):
     from ..decompiler.api import Decompiler
     from ..errors import DecompilationError
     from .graphs import compiles
-    from .transformed_code import dis_listing
 
     with session.lock:
         pending = {}
@@ -115,5 +115,6 @@ def write_uncompiled(session):
             if not compiles(body):
                 raise DecompilationError("the text does not compile on its own")
         except DecompilationError as exc:
-            body = "# (no proven source: %s)\n%s\n" % (" ".join(str(exc).split())[:300], dis_listing(code))
+            listing = "\n".join(("# " + line).rstrip() for line in dis.Bytecode(code).dis().splitlines())
+            body = "# (no proven source: %s)\n%s\n" % (" ".join(str(exc).split())[:300], listing)
         session.write(file_name, "\n".join(head) + "\n" + body)
