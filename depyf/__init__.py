@@ -30,7 +30,7 @@ def __getattr__(name):
         from . import torch_debug
 
         return getattr(torch_debug, name)
-    if name in ("optimization", "report"):
+    if name in ("optimization", "report", "utils"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

@@ -15,7 +15,9 @@ import re
 
 OVERVIEW_NAME = "depyf_overview.py"  # depyf.torch_debug.session.OVERVIEW_NAME
 MARKER = ".depyf_run.json"  # depyf.torch_debug.session.MARKER
-_SUBFOLDER = re.compile(r"^(rank|process)_(\d+)$")
+# rank_<r>, process_<pid>, and the folders of a process that found its folder in use by
+# another live process: process_<pid>_<n>, rank_<r>_pid<pid>[_<n>]
+_SUBFOLDER = re.compile(r"^(rank|process)_(\d+)(?:_pid(\d+))?(?:_(\d+))?$")
 _GRAPH_FILE = re.compile(r"^(__compiled_fn_\d+)\.(?:(\w+?)\.(\d+)|kernel_(\d+))\.py$")
 STAGE_ORDER = ("Captured_Graph", "Joint_graph", "Forward_graph", "Backward_graph",
                "AFTER_POST_GRAD", "kernel")
@@ -95,7 +97,7 @@ def find_ranks(dump_dir):
     if _is_dump(dump_dir):
         found.append((".", dump_dir))
     subs = [n for n in os.listdir(dump_dir) if _SUBFOLDER.match(n)]
-    subs.sort(key=lambda n: (_SUBFOLDER.match(n).group(1), int(_SUBFOLDER.match(n).group(2))))
+    subs.sort(key=_subfolder_order)
     found.extend((n, os.path.join(dump_dir, n)) for n in subs if _is_dump(os.path.join(dump_dir, n)))
     if not found:
         raise ReportError(
@@ -103,6 +105,11 @@ def find_ranks(dump_dir):
             "subfolders). Make one with `with depyf.prepare_debug(%r): ...` or `depyf run`."
             % (dump_dir, OVERVIEW_NAME, dump_dir))
     return found
+
+
+def _subfolder_order(name):
+    kind, number, pid, n = _SUBFOLDER.match(name).groups()
+    return (kind, int(number), int(pid or 0), int(n or 0))
 
 
 def overview_path(folder):

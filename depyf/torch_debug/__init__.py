@@ -1,7 +1,8 @@
 """torch.compile integration: readable, debuggable dumps of what torch.compile generates.
 
 Modules, one job each: ``adapter`` (every private torch API), ``session`` (dump directory,
-file naming, processes), ``transformed_code`` (bytecode hook), ``equivalence`` (is the
+file naming, processes), ``folders`` (which folder a process may write to: a lock held until
+it exits), ``transformed_code`` (bytecode hook), ``equivalence`` (is the
 recompiled code safe to run), ``graphs`` (graph and kernel files), ``guards`` (guards as
 Python), ``full_code`` and ``overview`` (summaries), ``prepare`` / ``debug`` (the context
 managers), ``logging_hook`` (``install``/``uninstall``).

@@ -18,6 +18,9 @@ What is used, and why:
 * ``torch.fx.graph_module._exec_with_source`` -- where FX compiles the source of a
   GraphModule; wrapped so that graph code can be linked to its dump file for debuggers.
 * ``torch._guards.CompileContext`` -- the compile id of the frame being compiled.
+* the locals of Dynamo's ``_compile`` frame (found by walking the stack from the bytecode
+  hook, checked to be converting exactly the hook's code) -- the globals, backend and
+  argument values (``self``) of the frame being compiled.
 """
 import logging
 import os
@@ -186,6 +189,46 @@ def frame_globals_being_compiled(code):
         return g
     g = local_vars.get("globals")
     return g if isinstance(g, dict) else None
+
+
+def frame_locals_being_compiled(code):
+    """The locals (argument name -> value) of the frame Dynamo is converting right now,
+    found only when that frame runs exactly ``code``; None when this torch hides them
+    (the caller then says so: ``missing``)."""
+    local_vars = _compile_frame_locals(code)
+    if local_vars is None:
+        return None
+    frame = local_vars.get("frame")
+    if getattr(frame, "f_code", None) is code:
+        found = getattr(frame, "f_locals", None)
+        if isinstance(found, dict):
+            return found
+    found = local_vars.get("locals")
+    return found if isinstance(found, dict) and local_vars.get("code") is code else None
+
+
+def resume_code(value):
+    """The code object of the resume function a ``__resume_at_*`` global stands for: the
+    function's own code, or, when the resume function has free variables, the code Dynamo's
+    factory (``_make_fn(closure)``, installed in its place) makes the function from; None
+    for anything else."""
+    code = getattr(value, "__code__", None)
+    if code is None or code.co_name.startswith("torch_dynamo_resume_in_"):
+        return code
+    for cell in getattr(value, "__closure__", None) or ():
+        try:
+            inner = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if hasattr(inner, "co_name") and inner.co_name.startswith("torch_dynamo_resume_in_"):
+            return inner
+    return code
+
+
+def is_compiling_function():
+    """``torch.compiler.is_compiling`` (True while Dynamo traces the caller), or None."""
+    fn = _resolve("torch.compiler.is_compiling") or _resolve("torch._dynamo.is_compiling")
+    return fn if callable(fn) else None
 
 
 def backend_being_compiled(code):

@@ -3,7 +3,7 @@ import contextlib
 import sys
 import warnings
 
-from . import adapter, full_code, graphs, overview
+from . import adapter, full_code, graphs, overview, resume
 from .session import NestedSessionError, dump_dir_path, registry
 from .transformed_code import TransformedCodeHook
 
@@ -65,13 +65,14 @@ class Capture:
             module_globals = _module_globals(code.co_filename)
             for entry in entries:
                 for name in getattr(entry.code, "co_names", ()):  # (code None: not converted)
-                    resume = getattr(module_globals.get(name), "__code__", None) if name.startswith("__resume_") else None
+                    resume = adapter.resume_code(module_globals.get(name)) if name.startswith("__resume_") else None
                     if resume is not None:
                         self.session.note_original(resume, parent=code)
             for entry in reversed(entries):  # oldest first, like the compile order
                 self.hook.record_existing(code, entry)
 
     def write_summaries(self):
+        resume.write_uncompiled(self.session)
         full_code.write_all(self.session)
         overview.write(self.session)
 

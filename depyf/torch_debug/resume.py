@@ -13,9 +13,12 @@ file is which. When the calling code is compiled we therefore
 and both headers say it: the caller lists ``__resume_at_102_2 -> <file> (continues at
 ...)``; the resume file says which global it is, who calls it, and where it continues.
 """
+import dis
 import linecache
 import os
 import re
+
+from . import adapter
 
 _RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
 
@@ -49,7 +52,7 @@ def resume_links(session, caller_code, caller_file, names, frame_globals, reserv
     for name in names:
         m = _RESUME.match(name)
         fn = frame_globals.get(name) if (m and frame_globals is not None) else None
-        code = getattr(fn, "__code__", None)
+        code = adapter.resume_code(fn)
         if code is None:
             continue
         where = continues_at(caller_code, int(m.group(1)))
@@ -82,3 +85,36 @@ def callee_lines(session, code):
         lines.append("# This is %s, called by %s; it continues at %s." % (
             link.global_name, link.caller_file, link.where or "(line unknown)"))
     return lines
+
+
+def write_uncompiled(session):
+    """A file for each resume function a header links to that Dynamo never compiled in this
+    session (it skips frames with nothing to compile, such as a tail without tensors): the
+    resume function as it ran, unchanged, so that every link leads to a file that holds
+    what it names. Written at the end of the session; a later compile of the same resume
+    function replaces it (the name was reserved for that)."""
+    from ..decompiler.api import Decompiler
+    from ..errors import DecompilationError
+    from .graphs import compiles
+
+    with session.lock:
+        pending = {}
+        for links in session.resume_links.values():
+            for link in links:
+                if link.file_name not in session.used_files:
+                    pending.setdefault(link.file_name, []).append(link)
+    for file_name, links in sorted(pending.items()):
+        code = links[0].code
+        head = ["# %s: the resume function %s." % (file_name, code.co_name),
+                "# Dynamo did not compile it while the dump session was open (it ran as it is,",
+                "# e.g. a tail with nothing to put in a graph): its own code, for reading only."]
+        head += ["# It is %s, called by %s; it continues at %s." % (
+            link.global_name, link.caller_file, link.where or "(line unknown)") for link in links]
+        try:
+            body = Decompiler(code).decompile()
+            if not compiles(body):
+                raise DecompilationError("the text does not compile on its own")
+        except DecompilationError as exc:
+            listing = "\n".join(("# " + line).rstrip() for line in dis.Bytecode(code).dis().splitlines())
+            body = "# (no proven source: %s)\n%s\n" % (" ".join(str(exc).split())[:300], listing)
+        session.write(file_name, "\n".join(head) + "\n" + body)

@@ -4,11 +4,17 @@ Directory policy (documented in the README):
 
 * Each process writes into its own folder under the directory given to ``prepare_debug``:
   the directory itself for a plain (main) process, ``rank_<r>/`` for a rank of a
-  distributed job (``torchrun`` sets ``RANK``; an initialized process group counts too),
-  and ``process_<pid>/`` for a child started by ``multiprocessing`` /
-  ``torch.multiprocessing``. Nothing is ever shared between processes, so nothing clobbers.
-* A folder holding dump files of an EARLIER run (another process, or an earlier program)
-  is never overwritten: those files are first moved to
+  distributed job (``torchrun`` sets ``RANK``; an initialized process group counts too;
+  a directory already named ``rank_<r>`` for this rank is used as it is), and
+  ``process_<pid>/`` for a child started by ``multiprocessing`` /
+  ``torch.multiprocessing``.
+* A process writes only into a folder it has claimed (``folders``: a lock held until the
+  process exits). When its folder is in use by another live process (two programs started
+  on one directory), it writes to ``process_<pid>/`` (``rank_<r>_pid<pid>/`` for a rank)
+  instead, with one warning naming that subfolder. Nothing of a live process is ever moved,
+  renamed or overwritten.
+* A claimed folder holding dump files of an EARLIER run (its process has ended: nobody held
+  the lock) is never overwritten: those files are first moved to
   ``previous_runs/<run id>/`` beside them, with one warning saying where. Files that are not
   depyf's (other names) are left alone. Re-entering ``prepare_debug`` with the same
   directory in the same process continues the same session (counters go on).
@@ -29,6 +35,8 @@ import sys
 import threading
 import time
 import warnings
+
+from . import folders
 
 MARKER = ".depyf_run.json"
 OVERVIEW_NAME = "depyf_overview.py"
@@ -100,9 +108,12 @@ class DumpSession:
 
     def __init__(self, root, folder):
         self.root = os.path.abspath(root)
+        self.wanted = folder  # the folder this process would write to ('' for root)
+        self.folder = None  # the folder it claimed (prepare_directory)
         self.dir = os.path.join(self.root, folder) if folder else self.root
         self.key = (self.root, folder)
-        self.run_id = "%s-pid%d" % (time.strftime("%Y%m%d-%H%M%S"), os.getpid())
+        self.pid = os.getpid()
+        self.run_id = "%s-pid%d" % (time.strftime("%Y%m%d-%H%M%S"), self.pid)
         self.lock = threading.RLock()
         self._written = set()
         self._warned = set()
@@ -126,8 +137,13 @@ class DumpSession:
     # ---- directory -------------------------------------------------------------------
 
     def prepare_directory(self):
+        taken_from = None
         try:
-            os.makedirs(self.dir, exist_ok=True)
+            if self.folder is None:
+                self.folder = folders.choose(self.root, self.wanted, self.pid)
+                self.dir = os.path.join(self.root, self.folder) if self.folder else self.root
+                if self.folder != self.wanted:
+                    taken_from = os.path.join(self.root, self.wanted) if self.wanted else self.root
             probe = os.path.join(self.dir, ".depyf_write_probe_%d" % os.getpid())
             with open(probe, "w") as f:
                 f.write("ok")
@@ -138,9 +154,19 @@ class DumpSession:
                 "depyf.prepare_debug: cannot write dump files to %r (%s). Pass a "
                 "directory you can create and write to." % (self.dir, exc.strerror or exc),
             ) from exc
+        if taken_from is not None:
+            warnings.warn(
+                "depyf: %s is in use by another running process (%s); so that neither "
+                "overwrites the other, this process (pid %d) writes its dump to the "
+                "subfolder %s" % (taken_from, _describe_run(taken_from), self.pid, self.dir),
+                RuntimeWarning, stacklevel=_user_stacklevel())
         self._archive_earlier_run()
-        with open(os.path.join(self.dir, MARKER), "w") as f:
-            json.dump({"run": self.run_id, "pid": os.getpid(), "argv": sys.argv}, f)
+        marker = {"run": self.run_id, "pid": self.pid, "argv": sys.argv,
+                  "folder": self.folder, "wanted_folder": self.wanted}
+        tmp = os.path.join(self.dir, MARKER + ".tmp%d" % self.pid)
+        with open(tmp, "w") as f:
+            json.dump(marker, f)
+        os.replace(tmp, os.path.join(self.dir, MARKER))
 
     def _archive_earlier_run(self):
         marker = os.path.join(self.dir, MARKER)
@@ -166,10 +192,10 @@ class DumpSession:
         for name in old:
             shutil.move(os.path.join(self.dir, name), os.path.join(dest, name))
         warnings.warn(
-            "depyf: %s held %d dump files of an earlier run; they were moved to %s so that "
-            "nothing is overwritten." % (self.dir, len(old), dest),
+            "depyf: %s held %d dump files of an earlier run (its process has ended); they "
+            "were moved to %s so that nothing is overwritten." % (self.dir, len(old), dest),
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=_user_stacklevel(),
         )
 
     # ---- naming and writing ----------------------------------------------------------
@@ -232,6 +258,29 @@ class DumpSession:
             self.records_by_code[id(record.running_code)] = record
 
 
+def _describe_run(folder):
+    """Who holds ``folder``, from its marker: 'pid N, started as `argv`'."""
+    try:
+        with open(os.path.join(folder, MARKER)) as f:
+            data = json.load(f)
+        return "pid %s, run %s: %s" % (data.get("pid"), data.get("run"), " ".join(data.get("argv") or []))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return "its marker is not written yet"
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` of a warning that points at the program's line (the first frame
+    outside depyf and contextlib) instead of depyf's own."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(here) and not filename.endswith("contextlib.py"):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 2
+
+
 class _Registry:
     """The sessions of this process: one per dump directory, and the last one used
     (what ``debug()`` replays)."""
@@ -248,14 +297,17 @@ class _Registry:
 
     @staticmethod
     def key(root):
-        return (dump_dir_path(root), process_folder())
+        path, folder = dump_dir_path(root), process_folder()
+        if folder and os.path.basename(path) == folder:  # `.../rank_0` given to rank 0
+            folder = ""
+        return (path, folder)
 
     def open(self, root):
         key = self.key(root)
         folder = key[1]
         with self.lock:
             session = self.sessions.get(key)
-            if session is None:
+            if session is None or session.pid != os.getpid():  # (a fork has its own)
                 session = DumpSession(key[0], folder)
                 session.prepare_directory()
                 self.sessions[key] = session

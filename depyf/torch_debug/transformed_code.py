@@ -240,8 +240,7 @@ class TransformedCodeHook:
         if frame_globals is not None:
             for name in new_code.co_names:
                 if name.startswith("__resume_"):
-                    fn = frame_globals.get(name)
-                    resume_code = getattr(fn, "__code__", None)
+                    resume_code = adapter.resume_code(frame_globals.get(name))
                     if resume_code is not None:
                         session.note_original(resume_code, parent=code)
         compile_info.note_trigger(session, key, adapter.user_stack())

@@ -1,7 +1,9 @@
 """Helpers shared by the torch.compile integration tests."""
+import ast
 import glob
 import os
 import py_compile
+import re
 import socket
 import subprocess
 import sys
@@ -45,6 +47,43 @@ def assert_all_compile(root):
     assert files, "no dump files under %s" % root
     bad = not_compiling(files)
     assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)
+
+
+# names of dump files, as overviews and headers write them
+DUMP_LINK = re.compile(r"(?:__transformed_code_\w+|full_code_for_\w+|__compiled_fn_\d+\.\w+\.\d+|"
+                       r"__compiled_fn_\d+\.kernel_\d+)\.py")
+
+
+def dump_links(folder):
+    """Every dump file name that ``folder``'s overview (``OVERVIEW``, as a literal) or one of
+    its dump files names."""
+    with open(os.path.join(folder, "depyf_overview.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    data = [ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+            and any(getattr(t, "id", None) == "OVERVIEW" for t in n.targets)][0]
+    named = set()
+
+    def collect(value):
+        if isinstance(value, dict):
+            for v in list(value.keys()) + list(value.values()):
+                collect(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                collect(v)
+        elif isinstance(value, str) and DUMP_LINK.fullmatch(value):
+            named.add(value)
+
+    collect(data)
+    for name in os.listdir(folder):
+        if DUMP_LINK.fullmatch(name):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                named.update(DUMP_LINK.findall(f.read()))
+    return named
+
+
+def assert_links_resolve(folder):
+    missing = sorted(n for n in dump_links(folder) if not os.path.isfile(os.path.join(folder, n)))
+    assert not missing, "%s names files that are not there: %s" % (folder, missing)
 
 
 def assert_bitwise_equal(expected, got, what):

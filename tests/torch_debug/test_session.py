@@ -12,7 +12,7 @@ import torch
 
 import depyf
 import workloads
-from support import assert_all_compile, make_two_rank_dump, run_python
+from support import assert_all_compile, assert_links_resolve, make_two_rank_dump, run_python
 from depyf.torch_debug import DumpDirError
 
 
@@ -76,22 +76,24 @@ MP_SCRIPT = textwrap.dedent('''
                 f(torch.randn(8), torch.randn(8))
 
     if __name__ == "__main__":
-        mp.spawn(worker, args=(sys.argv[1],), nprocs=2, join=True)
+        mp.spawn(worker, args=(sys.argv[1],), nprocs=3, join=True)
 ''')
 
 
-def test_two_processes_write_separate_complete_dumps(tmp_path):
+def test_three_processes_write_separate_complete_dumps(tmp_path):
+    """(As the original's test: three children of torch.multiprocessing.spawn.)"""
     script = tmp_path / "mp_script.py"
     script.write_text(MP_SCRIPT)
     dump = tmp_path / "dump"
     proc = run_python([str(script), str(dump)], cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-3000:]
     folders = sorted(glob.glob(str(dump / "process_*")))
-    assert len(folders) == 2, os.listdir(str(dump))
+    assert len(folders) == 3, os.listdir(str(dump))
     for folder in folders:
         assert os.path.exists(os.path.join(folder, "full_code_for_toy_0.py"))
         assert os.path.exists(os.path.join(folder, "__transformed_code_0_for_toy.py"))
         assert glob.glob(os.path.join(folder, "__compiled_fn_*.Captured_Graph.0.py"))
+        assert_links_resolve(folder)
     assert_all_compile(str(dump))
 
 
@@ -102,6 +104,7 @@ def test_torchrun_two_ranks_write_separate_complete_dumps(tmp_path):
         assert (folder / "full_code_for_toy_0.py").exists(), os.listdir(str(dump))
         assert (folder / "__transformed_code_0_for_toy.py").exists()
         assert glob.glob(str(folder / "__compiled_fn_*.Captured_Graph.0.py"))
+        assert_links_resolve(str(folder))
     assert_all_compile(str(dump))
 
 

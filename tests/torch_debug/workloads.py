@@ -352,6 +352,41 @@ def w_super(backend):
     return _flat(out, [p.grad for p in model.parameters()])
 
 
+def say_hello(x):
+    """The original's functions without a graph (no tensors at all)."""
+    s = "Hello" + x
+    print(s)
+
+
+def assert_print_comprehension(a, b):
+    assert a
+    print(b)
+    [a for _ in [None]]
+
+
+class CellModel(nn.Module):
+    """The original's cell-variable case: ``forward`` defines a function that reads ``self``,
+    so ``self`` is a cell variable of ``forward`` (the replacement code must keep it one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(1, 1)
+
+    def forward(self, x):
+        def forward_function(x):
+            return self.linear(x)
+
+        return forward_function(x)
+
+
+def w_cellvars(backend):
+    _seed()
+    model = CellModel()
+    out = torch.compile(model, backend=backend)(torch.tensor([[1.0], [2.0]]))
+    out.sum().backward()
+    return _flat(out, [p.grad for p in model.parameters()])
+
+
 def linear_maybe_bias(x, w, bias=None):
     y = x @ w
     if bias is not None:
@@ -413,6 +448,7 @@ WORKLOADS = {
     # the files of a `<lambda>` frame are named for `lambda`
     "hook_lambda": (w_hook_lambda, ["forward", "lambda"]),
     "super": (w_super, ["forward"]),
+    "cellvars": (w_cellvars, ["forward"]),
     "recompile_bias": (w_recompile_bias, ["linear_maybe_bias"]),
     "recompile_global": (w_recompile_global, ["times_gain"]),
 }
