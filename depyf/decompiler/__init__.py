@@ -92,3 +92,7 @@ session's ladder, ``Decompiler``'s ``READINGS``; what gets past all of them reac
 ``UnsupportedShape`` (the readings tried); any other exception out of a stage is an
 ``InternalError``.
 """
+from ..errors import DecompilationError
+from .api import Decompiler, decompile
+
+__all__ = ["Decompiler", "decompile", "DecompilationError"]

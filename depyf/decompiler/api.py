@@ -28,7 +28,9 @@ __all__ = ["Decompiler", "decompile", "public_error", "public_errors", "READINGS
 
 
 class Decompiler:
-    """Decompile one code object into a complete ``def`` statement.
+    """Decompile one code object into a complete ``def`` statement (given a method, a
+    ``functools.partial``, a wrapper or a callable object: the function behind it, as
+    ``decompile`` finds it).
 
     After ``decompile()``, ``bindings`` maps names used in the output to constants that
     have no source form (e.g. ``torch.device`` objects in Dynamo-generated code); exec the
@@ -41,6 +43,9 @@ class Decompiler:
 
     def __init__(self, code, fixed_globals=()):
         self.fixed_globals = frozenset(fixed_globals)
+        if not isinstance(code, (types.FunctionType, types.CodeType)) and callable(code):
+            found, fn = _unwrap(code)  # a method, partial, wrapper or callable object
+            code = fn if fn is not None else found
         if isinstance(code, types.FunctionType):
             self.function = code
             code = code.__code__

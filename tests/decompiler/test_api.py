@@ -326,3 +326,21 @@ def test_a_constant_set_display_prints_as_written():
 
     text = depyf.decompile(f)
     assert "{*" not in text and "{'" in text, text
+
+
+class _WithMethod:
+    def method(self, x):
+        return x + 1
+
+
+def test_decompiler_takes_what_decompile_takes():
+    import functools
+    bound = _WithMethod().method
+    for obj in (bound, functools.partial(_WithMethod.method, None), _WithMethod.method):
+        assert depyf.Decompiler(obj).decompile() == depyf.decompile(_WithMethod.method)
+
+
+def test_the_decompiler_package_names_what_the_original_s_did():
+    from depyf.decompiler import DecompilationError, Decompiler, decompile
+    assert Decompiler is depyf.Decompiler and decompile is depyf.decompile
+    assert DecompilationError is depyf.DecompilationError
