@@ -496,6 +496,53 @@ SNIPPETS = {
                 finally:
                     self._file.close()
     ''',
+    # 3.10+ copies the implicit return to each test of the `and` on the normal path, on
+    # the test's line: one return (read apart, the copy of the finally body stayed after
+    # the try as nested ifs)
+    "finally_if_and_at_function_end": '''
+        def f(o, c):
+            try:
+                ok = True
+            finally:
+                e = o.pop()
+                if ok and e is not None:
+                    t = T(k=c[2] if c else None)
+    ''',
+    # subprocess.Popen.__exit__ (3.12): the small block `self.s = 0; return` pasted after
+    # the except clause, the try body and the if of the finally body's copy is one block
+    "finally_return_after_try_except": '''
+        def f(self, exc_type):
+            try:
+                if self.stdin:
+                    self.stdin.close()
+            finally:
+                if exc_type == KI:
+                    if self.s > 0:
+                        try:
+                            self._wait()
+                        except TE:
+                            pass
+                    self.s = 0
+                    return
+                self.wait()
+    ''',
+    # shutil._rmtree_safe_fd: a try/finally that ends an arm going back to the loop head
+    # (its copy on the normal path ends in `continue` on each path)
+    "try_finally_ends_loop_arm": '''
+        def f(entries, onexc):
+            for entry in entries:
+                if entry.is_dir:
+                    try:
+                        closed = entry.go()
+                    finally:
+                        if not closed:
+                            try:
+                                entry.close()
+                            except OSError as err:
+                                onexc(err)
+                else:
+                    entry.unlink()
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)

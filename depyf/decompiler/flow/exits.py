@@ -11,12 +11,13 @@ from . import dominance
 from .instructions import COND_JUMPS, TERMINATORS
 
 
-def exit_key(instrs, prev=None):
+def exit_key(instrs, prev=None, into=()):
     """What makes two exit blocks interchangeable: same instructions and, except for a
     bare re-raise or an implicit `return None`, the same line. An implicit `return None`
     has no line of its own: it carries the line of the code it was appended to (``prev``,
-    the instruction before it in layout); an explicit one starts its own line, or
-    follows the test of its one-line `if`."""
+    the instruction before it in layout) or, where nothing falls into it, of the jumps
+    to it (``into``: their lines), which tells the tests of nested ifs apart; an explicit
+    one starts its own line, or follows the test of its one-line `if`."""
     ops = tuple([(i.opname, i.arg) for i in instrs])
     first = instrs[0]
     if len(instrs) == 1 and first.opname == "RERAISE":
@@ -24,6 +25,11 @@ def exit_key(instrs, prev=None):
     if len(instrs) == 2 and first.opname == "LOAD_CONST" and first.argval is None and \
             instrs[1].opname == "RETURN_VALUE":
         implicit = prev is None or prev.line == first.line or first.line is None
+        if _after_test(first, prev, into):
+            # 3.10+ copied the implicit return to each test that goes on to it, on the
+            # test's line: copies on one line are one (`if a and b:` at the end of a
+            # function), not those on two (`if a:` `if b:`)
+            return ops + ("after a test on", first.line)
         if prev is not None and prev.opname in COND_JUMPS and prev.target is not None and \
                 prev.target > prev.index:
             # right after a test that jumps forward: the body of `if c: return`, on one line
@@ -35,6 +41,18 @@ def exit_key(instrs, prev=None):
         if implicit:
             return ops
     return ops + tuple([i.line for i in instrs])
+
+
+def _after_test(first, prev, into):
+    """Whether the `return None` starting at ``first`` is reached only from tests (or
+    jumps) on its line: jumped to from there with nothing falling into it (``prev``
+    ends a block), or right after a test that jumps back (a loop's, at its end)."""
+    if not V.EXIT_BLOCKS_COPIED or prev is None or first.line is None:
+        return False
+    if prev.opname in TERMINATORS:
+        return bool(into) and all(line == first.line for line in into)
+    return prev.opname in COND_JUMPS and prev.target is not None and prev.target < prev.index and \
+        prev.line == first.line and all(line == first.line for line in into)
 
 
 _EXITS = frozenset(("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"))
@@ -55,6 +73,7 @@ def copied_return_starts(instrs, leaders):
     of their own lets ``_merge_duplicate_exits`` join them again.
     """
     groups = {}
+    into = None
     for ins in instrs:
         if ins.opname not in _EXITS or not _is_exit(ins):  # (the first test alone is cheap)
             continue
@@ -67,13 +86,28 @@ def copied_return_starts(instrs, leaders):
         if s > 0 and s < r and instrs[s - 1].opname == "PUSH_NULL" and instrs[s - 1].line == ins.line \
                 and s not in leaders:
             s -= 1  # (the NULL pushed for the call copied with it: never split from it)
-        key = exit_key(instrs[s:r + 1], instrs[s - 1] if s > 0 else None)
+        if into is None:
+            into = jump_lines(instrs)
+        key = exit_key(instrs[s:r + 1], instrs[s - 1] if s > 0 else None, into.get(s, ()))
         groups.setdefault(key, []).append(s)
     starts = []
     for members in groups.values():
         if len(members) > 1:
             starts.extend(members)
     return starts
+
+
+def jump_lines(instrs):
+    """The lines of the jumps to each instruction (by its index)."""
+    into = {}
+    for ins in instrs:
+        if ins.target is not None and ins.opname not in _NOT_JUMPS:
+            into.setdefault(ins.target, []).append(ins.line)
+    return into
+
+
+_NOT_JUMPS = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"))
+
 
 def copied_tail_starts(instrs, leaders):
     """Where 3.10+ may have pasted a whole small exit block (up to 4 instructions
@@ -88,7 +122,9 @@ def copied_tail_starts(instrs, leaders):
             continue
         r = ins.index
         s = r
-        while s > 0 and r - s < 3 and instrs[s - 1].target is None and \
+        # (3.12+: a `RETURN_CONST` reads as two, one of the block's 4 instructions)
+        most = 4 if r > 0 and instrs[r - 1].offset == ins.offset else 3
+        while s > 0 and r - s < most and instrs[s - 1].target is None and \
                 instrs[s - 1].opname not in TERMINATORS and s not in leaders:
             s -= 1
         tails[r] = s
@@ -110,6 +146,7 @@ def merge_duplicate_exits(cfg):
     identical blocks that run straight into them (the rest of a copied exit block)."""
     alias = {}
     facts = {}  # computed once, when needed: handler owners, dominators
+    into = jump_lines(cfg.instrs)
     changed = True
     while changed:
         changed = False
@@ -139,7 +176,7 @@ def merge_duplicate_exits(cfg):
                 if after is not None and after == bid:
                     continue
                 prev = cfg.instrs[bid - 1] if bid > 0 else None
-                key = (exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None,
+                key = (exit_key(blk.instrs, prev, into.get(bid, ())), blk.handler.target if blk.handler else None,
                        after)
                 if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
                     # a re-raise is only ever copied within the handler it ends: re-raises
