@@ -543,6 +543,16 @@ SNIPPETS = {
                 else:
                     entry.unlink()
     ''',
+    # the body returns: the `return` after the try, pasted after the clause's end (3.10,
+    # 3.12+), runs once the exception is handled (not a `return` in the clause)
+    "return_after_try_pasted_after_clause": '''
+        def f(a):
+            try:
+                return f()
+            except (E1, E2) as exc:
+                pass
+            return a.g()
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)

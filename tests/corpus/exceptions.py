@@ -1316,3 +1316,37 @@ def trys_whose_bodies_raise_in_a_with_body(exc):
             buf2 = str(err)
         sub.log.append(buf1 == buf2)
     return sub.log
+
+
+# ---- code after the try that the compiler pasted after the end of an except clause ----
+
+
+@case((0, [1]), ("a", [2]), (2, [3]))
+def try_return_except_tuple_as_pass_then_return(n, log):
+    # the body returns: the `return` after the try (a small exit block) is pasted after
+    # the clause's POP_EXCEPT and `as` clean-up (3.10, 3.12+): it is not the clause's
+    try:
+        return 10 // n
+    except (ZeroDivisionError, TypeError) as exc:
+        pass
+    return log.copy()
+
+
+@case((0, [1]), (2, [3]))
+def try_return_except_pass_then_return(n, log):
+    try:
+        return 10 // n
+    except ZeroDivisionError:
+        pass
+    return log.copy()
+
+
+@case(({"inner": {"x": 1}}, "x"), ({"x": 2}, "x"))
+def except_then_del_subscript(obj, name):
+    # 3.12 pastes `del d[name]` (four instructions with its RETURN_CONST) after the body
+    # and after the clause: the copies are one statement after the try
+    try:
+        d = obj["inner"]
+    except KeyError:
+        d = obj
+    del d[name]

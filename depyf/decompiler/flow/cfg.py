@@ -66,6 +66,9 @@ class CFG:
         for e in entries:
             leaders.update((e.start, e.end, e.target))
         leaders.update(extra_leaders)  # e.g. where match-statement case bodies start
+        # (3.10+: the code after a try pasted after the end of its except clause)
+        self.clause_tails = set(exits.clause_tail_starts(instrs, leaders))
+        leaders.update(self.clause_tails)
         if merge_exits:
             copies = exits.copied_return_starts(instrs, leaders)
             if merge_tails:

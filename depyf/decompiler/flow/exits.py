@@ -109,6 +109,56 @@ def jump_lines(instrs):
 _NOT_JUMPS = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"))
 
 
+def clause_tail_starts(instrs, leaders):
+    """3.10+: where the code after a try statement starts that the compiler pasted, as a
+    small exit block (up to a return), right after the end of an except clause (its
+    POP_EXCEPT and the clean-up of its `as` name) in place of the jump to it (the only
+    way there: the try body returns). A `return` of the clause itself, whose value waits
+    on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
+    of a constant, which the clause's own loads after its end too (read as the clause's,
+    as before), nor the way out of a loop (the iterator dropped first) nor one of several
+    copies (the CFG joins those)."""
+    starts = []
+    if not V.EXIT_BLOCKS_COPIED:
+        return starts
+    for ins in instrs:
+        if ins.opname != "POP_EXCEPT":
+            continue
+        k = ins.index + 1
+        if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and _name_cleanup(instrs[k:k + 3]):
+            k += 3
+        if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE":
+            continue
+        r = k
+        while r < len(instrs) and instrs[r].target is None and instrs[r].opname not in TERMINATORS and \
+                (r == k or r not in leaders):
+            r += 1
+        if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
+                not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
+                instrs[k].opname != "POP_TOP" and _copies(instrs, k, r) == 1:
+            starts.append(k)
+    return starts
+
+
+def _copies(instrs, k, r):
+    """How many times the exit ``instrs[k:r + 1]`` (up to its return) occurs, lines
+    and all (more than once: copies the CFG joins, ``copied_tail_starts``)."""
+    sig = lambda a, b: [(i.opname, i.arg, i.line) for i in instrs[a:b + 1]]
+    want = sig(k, r)
+    n = r - k
+    return sum(1 for ins in instrs if ins.opname == "RETURN_VALUE" and ins.index >= n and
+               sig(ins.index - n, ins.index) == want)
+
+
+def _name_cleanup(instrs):
+    """`name = None; del name`: the end of an `except ... as name` clause."""
+    if len(instrs) != 3 or instrs[0].argval is not None:
+        return False
+    store, delete = instrs[1], instrs[2]
+    return store.opname.startswith("STORE_") and delete.opname == "DELETE_" + store.opname[6:] and \
+        store.argval == delete.argval
+
+
 def copied_tail_starts(instrs, leaders):
     """Where 3.10+ may have pasted a whole small exit block (up to 4 instructions
     ending in a return) in place of a jump to it: the copies keep their lines, so two
