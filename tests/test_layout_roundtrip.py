@@ -553,6 +553,32 @@ SNIPPETS = {
                 pass
             return a.g()
     ''',
+    # 3.10+: the body's `return False` stays in the body; the `return True` after the
+    # try, pasted after the body's end (joined to its first copy, laid out before), is
+    # the way out of the try (not a try/else)
+    "try_body_return_constant_then_return_after": '''
+        def f(p, t, k):
+            s = [g() for x in p]
+            if t in R:
+                s.append(0)
+            else:
+                try:
+                    if m > k[t]:
+                        return False
+                except ValueError:
+                    pass
+            return True
+    ''',
+    # 3.10: the with's exit and the `raise` after it, pasted after each POP_BLOCK, are one
+    "with_try_except_then_raise_after": '''
+        def f(m, n):
+            with m():
+                try:
+                    n()
+                except (E1, E2) as e:
+                    pass
+            raise AssertionError()
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)

@@ -1350,3 +1350,20 @@ def except_then_del_subscript(obj, name):
     except KeyError:
         d = obj
     del d[name]
+
+
+@case(([1], "r", {"a": 1}), ([], "a", {"a": 1}), ([1, 2], "a", {"a": 1}), ([], "b", {"a": 1}))
+def try_if_return_constant_except_pass(p, t, k):
+    # 3.10+: the `return True` after the try is pasted after the body's end, where the
+    # body falls out of the try: joined to its first copy (laid out before), it is
+    # still the way out, not the body's `return False` (read as a try/else)
+    s = [x * 2 for x in p]
+    if t in ("r", "s"):
+        s.append(0)
+    else:
+        try:
+            if len(s) > k[t]:
+                return False
+        except KeyError:
+            pass
+    return True

@@ -216,7 +216,7 @@ def merge_duplicate_exits(cfg):
                 key = ("LIST_APPEND", blk.instrs[0].arg, blk.handler.target if blk.handler else None,
                        blk.last.target)
             else:
-                if _is_exit(blk.last):
+                if _is_exit(blk.last) or pasted and blk.last.opname == "RAISE_VARARGS":
                     after = None
                 elif (cfg.merge_tails or pasted) and blk.last.opname not in TERMINATORS and \
                         blk.last.target is None and blk.end in cfg.blocks:
@@ -242,14 +242,14 @@ def merge_duplicate_exits(cfg):
 def _after_pop_block(cfg, blk):
     """3.10: whether ``blk`` may be part of a block the compiler pasted, whole, after each
     POP_BLOCK that led to it (``V.POP_BLOCK_EXITS_COPIED``): it follows a POP_BLOCK and
-    runs straight on to a return of a value it computes. (A `return` leaving nested
+    runs straight on to a return of a value it computes (or a raise). (A `return` leaving nested
     statements holds its value from before its POP_BLOCKs: its clean-ups, the same for
     every such `return`, are not copies of one block. Copies keep every line: only copies
     of one block have the same key.)"""
     if not (V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"):
         return False
     seen = set()
-    while blk.last.opname != "RETURN_VALUE":
+    while not _pasted_end(blk.last):
         if blk.last.opname in TERMINATORS or blk.last.target is not None or \
                 blk.end not in cfg.blocks or blk.end in seen:
             return False
@@ -257,6 +257,12 @@ def _after_pop_block(cfg, blk):
         blk = cfg.blocks[blk.end]
     before = cfg.instrs[blk.last.index - 1].opname
     return before not in _STATEMENT_ENDS and not before.startswith(("STORE_", "DELETE_"))
+
+
+def _pasted_end(ins):
+    """A return, or the raise of an exception the block makes (`raise E()` after a with
+    statement is pasted after each POP_BLOCK too)."""
+    return ins.opname == "RETURN_VALUE" or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
 
 
 # what leaves the stack as a statement found it (a value below was there before)
