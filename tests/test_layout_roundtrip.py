@@ -579,6 +579,14 @@ SNIPPETS = {
                     pass
             raise AssertionError()
     ''',
+    # 3.9+: a `for` over a one-item list (not the first) compiles as an assignment
+    "comprehension_single_item_for": '''
+        def f(xs, cs):
+            try:
+                return [y for x in xs for y in [g(x)] if y]
+            finally:
+                g({p: c for c in cs for p in (h(c),) if p is not None})
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)
