@@ -587,6 +587,12 @@ SNIPPETS = {
             finally:
                 g({p: c for c in cs for p in (h(c),) if p is not None})
     ''',
+    # a parallel assignment stores, computing each target's parts, in its targets' order
+    # after all its values (the temporaries reading bound them out of order)
+    "swap_computed_subscripts": '''
+        def f(s, i):
+            s[-1], s[-i.arg] = s[-i.arg], s[-1]
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)
