@@ -593,6 +593,20 @@ SNIPPETS = {
         def f(s, i):
             s[-1], s[-i.arg] = s[-i.arg], s[-1]
     ''',
+    # torch.nn.Module.to's convert: the tail of the call after the conditional argument
+    # is copied into both arms, up to the return past the protected range (3.10: past the
+    # POP_BLOCK); joined, the conditional expression is the argument it was
+    "try_return_call_with_conditional_argument": '''
+        def f(t, device, dtype, non_blocking):
+            try:
+                return t.to(
+                    device,
+                    dtype if t.is_floating_point() or t.is_complex() else None,
+                    non_blocking,
+                )
+            except NotImplementedError:
+                raise
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)

@@ -1367,3 +1367,20 @@ def try_if_return_constant_except_pass(p, t, k):
         except KeyError:
             pass
     return True
+
+
+# ---- a tail copied into the arms of a conditional argument, across the end of the try ----
+
+
+@case(([3, 1, 2], 1, 0, 3), ([3, 1, 2], 2, 9, 3), ([3], 7, 0, 1))
+def try_return_call_with_conditional_argument(xs, v, start, stop):
+    # the tail after the conditional argument (`stop` and the call) is copied into each
+    # arm up to the return, which lies outside the protected range
+    try:
+        return xs.index(
+            v,
+            start if start < len(xs) else 0,
+            stop,
+        )
+    except ValueError:
+        raise
