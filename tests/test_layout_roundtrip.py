@@ -607,6 +607,19 @@ SNIPPETS = {
             except NotImplementedError:
                 raise
     ''',
+    # the body returns: `return log` after the try, pasted after the clause's end (its
+    # inner try/finally and that one's copy), stays after the statement
+    "return_after_try_finally_in_clause": '''
+        def f(log, n):
+            try:
+                return 1 // n
+            except ZeroDivisionError:
+                try:
+                    log.append('z')
+                finally:
+                    log.append('f')
+            return log
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)
