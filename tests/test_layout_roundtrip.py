@@ -496,6 +496,130 @@ SNIPPETS = {
                 finally:
                     self._file.close()
     ''',
+    # 3.10+ copies the implicit return to each test of the `and` on the normal path, on
+    # the test's line: one return (read apart, the copy of the finally body stayed after
+    # the try as nested ifs)
+    "finally_if_and_at_function_end": '''
+        def f(o, c):
+            try:
+                ok = True
+            finally:
+                e = o.pop()
+                if ok and e is not None:
+                    t = T(k=c[2] if c else None)
+    ''',
+    # subprocess.Popen.__exit__ (3.12): the small block `self.s = 0; return` pasted after
+    # the except clause, the try body and the if of the finally body's copy is one block
+    "finally_return_after_try_except": '''
+        def f(self, exc_type):
+            try:
+                if self.stdin:
+                    self.stdin.close()
+            finally:
+                if exc_type == KI:
+                    if self.s > 0:
+                        try:
+                            self._wait()
+                        except TE:
+                            pass
+                    self.s = 0
+                    return
+                self.wait()
+    ''',
+    # shutil._rmtree_safe_fd: a try/finally that ends an arm going back to the loop head
+    # (its copy on the normal path ends in `continue` on each path)
+    "try_finally_ends_loop_arm": '''
+        def f(entries, onexc):
+            for entry in entries:
+                if entry.is_dir:
+                    try:
+                        closed = entry.go()
+                    finally:
+                        if not closed:
+                            try:
+                                entry.close()
+                            except OSError as err:
+                                onexc(err)
+                else:
+                    entry.unlink()
+    ''',
+    # the body returns: the `return` after the try, pasted after the clause's end (3.10,
+    # 3.12+), runs once the exception is handled (not a `return` in the clause)
+    "return_after_try_pasted_after_clause": '''
+        def f(a):
+            try:
+                return f()
+            except (E1, E2) as exc:
+                pass
+            return a.g()
+    ''',
+    # 3.10+: the body's `return False` stays in the body; the `return True` after the
+    # try, pasted after the body's end (joined to its first copy, laid out before), is
+    # the way out of the try (not a try/else)
+    "try_body_return_constant_then_return_after": '''
+        def f(p, t, k):
+            s = [g() for x in p]
+            if t in R:
+                s.append(0)
+            else:
+                try:
+                    if m > k[t]:
+                        return False
+                except ValueError:
+                    pass
+            return True
+    ''',
+    # 3.10: the with's exit and the `raise` after it, pasted after each POP_BLOCK, are one
+    "with_try_except_then_raise_after": '''
+        def f(m, n):
+            with m():
+                try:
+                    n()
+                except (E1, E2) as e:
+                    pass
+            raise AssertionError()
+    ''',
+    # 3.9+: a `for` over a one-item list (not the first) compiles as an assignment
+    "comprehension_single_item_for": '''
+        def f(xs, cs):
+            try:
+                return [y for x in xs for y in [g(x)] if y]
+            finally:
+                g({p: c for c in cs for p in (h(c),) if p is not None})
+    ''',
+    # a parallel assignment stores, computing each target's parts, in its targets' order
+    # after all its values (the temporaries reading bound them out of order)
+    "swap_computed_subscripts": '''
+        def f(s, i):
+            s[-1], s[-i.arg] = s[-i.arg], s[-1]
+    ''',
+    # torch.nn.Module.to's convert: the tail of the call after the conditional argument
+    # is copied into both arms, up to the return past the protected range (3.10: past the
+    # POP_BLOCK); joined, the conditional expression is the argument it was
+    "try_return_call_with_conditional_argument": '''
+        def f(t, device, dtype, non_blocking):
+            try:
+                return t.to(
+                    device,
+                    dtype if t.is_floating_point() or t.is_complex() else None,
+                    non_blocking,
+                )
+            except NotImplementedError:
+                raise
+    ''',
+    # the body returns: `return log` after the try, pasted after the clause's end (its
+    # inner try/finally and that one's copy), stays after the statement
+    "return_after_try_finally_in_clause": '''
+        def f(log, n):
+            try:
+                return 1 // n
+            except ZeroDivisionError:
+                try:
+                    log.append('z')
+                finally:
+                    log.append('f')
+            return log
+    ''',
     # a `return` whose value a break/continue of the finally body drops: the value is
     # the return's (not an expression statement), the handler a finally body (not a
     # bare `except: break`, which drops the exception alike)

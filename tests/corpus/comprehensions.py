@@ -152,3 +152,25 @@ def conditional_expression_as_filter(fields):
 @case(([1, 2, 3, 4, 5, 6],))
 def nested_conditional_filters(xs):
     return [x for x in xs if (x > 2 if x % 2 else x < 5) and x != 3]
+
+
+# ---- a `for` over one item (3.9+ compile it as an assignment) ----
+
+
+@case(([1, 0, 2],), ([],))
+def comprehension_single_item_for(xs):
+    # 3.9+ compile a `for` over a one-item list (not the first) as an assignment
+    return [y for x in xs for y in [x * 2] if y]
+
+
+@case(([1, 0, 2],),)
+def comprehension_single_item_tuple_for_dict(xs):
+    return {x: y for x in xs for y in (x - 1,)}
+
+
+@case(([1, None, 2], []), ([], []))
+def try_finally_comprehension_single_item_for(cs, log):
+    try:
+        return len(cs)
+    finally:
+        log.append([p for c in cs for p in (c,) if p is not None])

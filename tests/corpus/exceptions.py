@@ -1316,3 +1316,71 @@ def trys_whose_bodies_raise_in_a_with_body(exc):
             buf2 = str(err)
         sub.log.append(buf1 == buf2)
     return sub.log
+
+
+# ---- code after the try that the compiler pasted after the end of an except clause ----
+
+
+@case((0, [1]), ("a", [2]), (2, [3]))
+def try_return_except_tuple_as_pass_then_return(n, log):
+    # the body returns: the `return` after the try (a small exit block) is pasted after
+    # the clause's POP_EXCEPT and `as` clean-up (3.10, 3.12+): it is not the clause's
+    try:
+        return 10 // n
+    except (ZeroDivisionError, TypeError) as exc:
+        pass
+    return log.copy()
+
+
+@case((0, [1]), (2, [3]))
+def try_return_except_pass_then_return(n, log):
+    try:
+        return 10 // n
+    except ZeroDivisionError:
+        pass
+    return log.copy()
+
+
+@case(({"inner": {"x": 1}}, "x"), ({"x": 2}, "x"))
+def except_then_del_subscript(obj, name):
+    # 3.12 pastes `del d[name]` (four instructions with its RETURN_CONST) after the body
+    # and after the clause: the copies are one statement after the try
+    try:
+        d = obj["inner"]
+    except KeyError:
+        d = obj
+    del d[name]
+
+
+@case(([1], "r", {"a": 1}), ([], "a", {"a": 1}), ([1, 2], "a", {"a": 1}), ([], "b", {"a": 1}))
+def try_if_return_constant_except_pass(p, t, k):
+    # 3.10+: the `return True` after the try is pasted after the body's end, where the
+    # body falls out of the try: joined to its first copy (laid out before), it is
+    # still the way out, not the body's `return False` (read as a try/else)
+    s = [x * 2 for x in p]
+    if t in ("r", "s"):
+        s.append(0)
+    else:
+        try:
+            if len(s) > k[t]:
+                return False
+        except KeyError:
+            pass
+    return True
+
+
+# ---- a tail copied into the arms of a conditional argument, across the end of the try ----
+
+
+@case(([3, 1, 2], 1, 0, 3), ([3, 1, 2], 2, 9, 3), ([3], 7, 0, 1))
+def try_return_call_with_conditional_argument(xs, v, start, stop):
+    # the tail after the conditional argument (`stop` and the call) is copied into each
+    # arm up to the return, which lies outside the protected range
+    try:
+        return xs.index(
+            v,
+            start if start < len(xs) else 0,
+            stop,
+        )
+    except ValueError:
+        raise

@@ -428,3 +428,70 @@ def break_in_finally_cancels_a_return_in_a_nested_loop(x):
                 if x:
                     break
     return "end", count, count2
+
+
+# ---- the copy of a finally body on the normal path, read apart from the handler's ----
+
+
+@case(([1, None], [0, 1, 2], []), ([1, 2], [], []), ([1, 2], [0, 0, 5], []), ([3], [], []))
+def finally_if_and_then_normal_end(items, c, out):
+    # 3.10+ copies the implicit return to each test of the `and`, on its line: the
+    # copies are one return (the handler's copy goes to one re-raise)
+    try:
+        ok = len(items) > 1
+    finally:
+        e = items.pop()
+        if ok and e is not None:
+            out.append(dict(k=c[2] if c else None))
+
+
+@case((1, 0), (1, 1), (0, 1))
+def generator_finally_if_then_assert(c, sb):
+    # the handler's copy reads `assert not c or not sb` (both tests go to its one
+    # re-raise); the copy on the normal path tells the nested if apart
+    log = [c]
+    try:
+        yield log
+    finally:
+        log.append(sb)
+        if c:
+            assert not sb, 'msg'
+
+
+@case((1, 1, [5]), (2, 1, [5]), (0, 1, [5]), (1, 0, [5]), (None, 0, [5]))
+def finally_return_after_try_except_in_finally(obj, kind, log):
+    # 3.12 pastes the small block `del log[0]; return` (RETURN_CONST: four
+    # instructions) after the except clause, the try body and the if: one block
+    try:
+        if obj:
+            log.append(obj)
+    finally:
+        if kind == 1:
+            if obj > 0:
+                try:
+                    log.append(10 // (obj - 1))
+                except ZeroDivisionError:
+                    pass
+            del log[0]
+            return
+        log.append("w")
+
+
+@case(([0, 1, 2, 3], []), ([], []))
+def finally_with_try_ends_loop_arm(items, log):
+    # the try/finally ends an arm that goes back to the loop head: each path of the copy
+    # on its normal path ends in a `continue`
+    for x in items:
+        if x:
+            try:
+                closed = x > 2
+                log.append(x)
+            finally:
+                if not closed:
+                    try:
+                        log.append(10 // (x - 1))
+                    except ZeroDivisionError as err:
+                        log.append(str(err))
+        else:
+            log.append("else")
+    return log

@@ -126,3 +126,19 @@ def unpack_to_empty_target_in_for(xs):
         return "raised", n
     a, [] = 1, []
     return n, a, [0 for () in xs[1:]]
+
+
+# ---- parallel assignments whose later targets compute their parts ----
+
+
+@case(([1, 2, 3, 4], [2]), ([5, 6], [1]))
+def swap_computed_subscripts(s, i):
+    # the values first, then each target's parts as it is stored, in the targets' order
+    s[-1], s[-i[0]] = s[-i[0]], s[-1]
+    return s
+
+
+@case(([1, 2, 3], {"k": 0}))
+def parallel_store_three_computed_targets(s, d):
+    s[0], s[len(s) - 1], d[str(d["k"])] = s[-1], s[0], len(d)
+    return s, d

@@ -480,3 +480,15 @@ def returns_in_try_bodies_inside_nested_withs(log, mode):
             log.append("os error")
             raise
     return log
+
+
+@case(([], 0), ([], 1))
+def with_try_except_tuple_as_pass_then_raise(log, n):
+    # 3.10 pastes the with's exit and the `raise` after it after each POP_BLOCK (the try
+    # body's and the clause's): the copies are one
+    with CM(log, "a"):
+        try:
+            log.append(1 // n)
+        except (ZeroDivisionError, IndexError) as e:
+            pass
+    raise AssertionError()

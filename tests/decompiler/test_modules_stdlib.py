@@ -15,10 +15,7 @@ from depyf.verify import stdlib_corpus
 
 PY = "%d.%d" % sys.version_info[:2]
 
-KNOWN = {
-    "3.12": {"shutil": "_rmtree_safe_fd is not proven (see the stdlib round trip)",
-             "subprocess": "Popen.__exit__ is not proven (see the stdlib round trip)"},
-}
+KNOWN = {}
 
 
 def _params():

@@ -53,23 +53,33 @@ class CFG:
                     handler_at[i] = e
         leaders = {0}
         add = leaders.add
+        # (where a protected range starts or ends only: a tail copied across it is one)
+        bounds = {x for e in entries for x in (e.start, e.end)}
         for ins in instrs:
             if ins.target is not None:
                 add(ins.target)
                 add(ins.index + 1)
             split = _SPLITS.get(ins.opname)
-            if split is not None:
+            if ins.opname == "POP_BLOCK":
+                bounds.add(ins.index + 1)
+            elif split is not None:
                 if split is not _AFTER:
                     add(ins.index)
                 if split is not _BEFORE:
                     add(ins.index + 1)
+        bounds -= leaders
+        leaders |= bounds
         for e in entries:
             leaders.update((e.start, e.end, e.target))
+        bounds -= {e.target for e in entries} | set(extra_leaders)
         leaders.update(extra_leaders)  # e.g. where match-statement case bodies start
+        # (3.10+: the code after a try pasted after the end of its except clause)
+        self.clause_tails = set(exits.clause_tail_starts(instrs, leaders))
+        leaders.update(self.clause_tails)
         if merge_exits:
             copies = exits.copied_return_starts(instrs, leaders)
             if merge_tails:
-                copies += exits.copied_tail_starts(instrs, leaders)
+                copies += exits.copied_tail_starts(instrs, leaders - bounds)
             leaders.update(copies)
         if entries:
             for i in range(1, n):

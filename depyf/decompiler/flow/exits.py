@@ -11,12 +11,13 @@ from . import dominance
 from .instructions import COND_JUMPS, TERMINATORS
 
 
-def exit_key(instrs, prev=None):
+def exit_key(instrs, prev=None, into=()):
     """What makes two exit blocks interchangeable: same instructions and, except for a
     bare re-raise or an implicit `return None`, the same line. An implicit `return None`
     has no line of its own: it carries the line of the code it was appended to (``prev``,
-    the instruction before it in layout); an explicit one starts its own line, or
-    follows the test of its one-line `if`."""
+    the instruction before it in layout) or, where nothing falls into it, of the jumps
+    to it (``into``: their lines), which tells the tests of nested ifs apart; an explicit
+    one starts its own line, or follows the test of its one-line `if`."""
     ops = tuple([(i.opname, i.arg) for i in instrs])
     first = instrs[0]
     if len(instrs) == 1 and first.opname == "RERAISE":
@@ -24,6 +25,11 @@ def exit_key(instrs, prev=None):
     if len(instrs) == 2 and first.opname == "LOAD_CONST" and first.argval is None and \
             instrs[1].opname == "RETURN_VALUE":
         implicit = prev is None or prev.line == first.line or first.line is None
+        if _after_test(first, prev, into):
+            # 3.10+ copied the implicit return to each test that goes on to it, on the
+            # test's line: copies on one line are one (`if a and b:` at the end of a
+            # function), not those on two (`if a:` `if b:`)
+            return ops + ("after a test on", first.line)
         if prev is not None and prev.opname in COND_JUMPS and prev.target is not None and \
                 prev.target > prev.index:
             # right after a test that jumps forward: the body of `if c: return`, on one line
@@ -35,6 +41,18 @@ def exit_key(instrs, prev=None):
         if implicit:
             return ops
     return ops + tuple([i.line for i in instrs])
+
+
+def _after_test(first, prev, into):
+    """Whether the `return None` starting at ``first`` is reached only from tests (or
+    jumps) on its line: jumped to from there with nothing falling into it (``prev``
+    ends a block), or right after a test that jumps back (a loop's, at its end)."""
+    if not V.EXIT_BLOCKS_COPIED or prev is None or first.line is None:
+        return False
+    if prev.opname in TERMINATORS:
+        return bool(into) and all(line == first.line for line in into)
+    return prev.opname in COND_JUMPS and prev.target is not None and prev.target < prev.index and \
+        prev.line == first.line and all(line == first.line for line in into)
 
 
 _EXITS = frozenset(("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"))
@@ -55,6 +73,7 @@ def copied_return_starts(instrs, leaders):
     of their own lets ``_merge_duplicate_exits`` join them again.
     """
     groups = {}
+    into = None
     for ins in instrs:
         if ins.opname not in _EXITS or not _is_exit(ins):  # (the first test alone is cheap)
             continue
@@ -67,13 +86,78 @@ def copied_return_starts(instrs, leaders):
         if s > 0 and s < r and instrs[s - 1].opname == "PUSH_NULL" and instrs[s - 1].line == ins.line \
                 and s not in leaders:
             s -= 1  # (the NULL pushed for the call copied with it: never split from it)
-        key = exit_key(instrs[s:r + 1], instrs[s - 1] if s > 0 else None)
+        if into is None:
+            into = jump_lines(instrs)
+        key = exit_key(instrs[s:r + 1], instrs[s - 1] if s > 0 else None, into.get(s, ()))
         groups.setdefault(key, []).append(s)
     starts = []
     for members in groups.values():
         if len(members) > 1:
             starts.extend(members)
     return starts
+
+
+def jump_lines(instrs):
+    """The lines of the jumps to each instruction (by its index)."""
+    into = {}
+    for ins in instrs:
+        if ins.target is not None and ins.opname not in _NOT_JUMPS:
+            into.setdefault(ins.target, []).append(ins.line)
+    return into
+
+
+_NOT_JUMPS = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"))
+
+
+def clause_tail_starts(instrs, leaders):
+    """3.10+: where the code after a try statement starts that the compiler pasted, as a
+    small exit block (up to a return), right after the end of an except clause (its
+    POP_EXCEPT and the clean-up of its `as` name) in place of the jump to it (the only
+    way there: the try body returns). A `return` of the clause itself, whose value waits
+    on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
+    of a constant, which the clause's own loads after its end too (read as the clause's,
+    as before), nor the way out of a loop (the iterator dropped first) nor one of several
+    copies (the CFG joins those)."""
+    starts = []
+    if not V.EXIT_BLOCKS_COPIED:
+        return starts
+    for ins in instrs:
+        if ins.opname != "POP_EXCEPT":
+            continue
+        k = ins.index + 1
+        if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and _name_cleanup(instrs[k:k + 3]):
+            k += 3
+        if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE":
+            continue
+        r = k
+        while r < len(instrs) and instrs[r].target is None and instrs[r].opname not in TERMINATORS and \
+                (r == k or r not in leaders):
+            r += 1
+        if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
+                not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
+                instrs[k].opname != "POP_TOP" and _copies(instrs, k, r) == 1:
+            starts.append(k)
+    return starts
+
+
+def _copies(instrs, k, r):
+    """How many times the exit ``instrs[k:r + 1]`` (up to its return) occurs, lines
+    and all (more than once: copies the CFG joins, ``copied_tail_starts``)."""
+    sig = lambda a, b: [(i.opname, i.arg, i.line) for i in instrs[a:b + 1]]
+    want = sig(k, r)
+    n = r - k
+    return sum(1 for ins in instrs if ins.opname == "RETURN_VALUE" and ins.index >= n and
+               sig(ins.index - n, ins.index) == want)
+
+
+def _name_cleanup(instrs):
+    """`name = None; del name`: the end of an `except ... as name` clause."""
+    if len(instrs) != 3 or instrs[0].argval is not None:
+        return False
+    store, delete = instrs[1], instrs[2]
+    return store.opname.startswith("STORE_") and delete.opname == "DELETE_" + store.opname[6:] and \
+        store.argval == delete.argval
+
 
 def copied_tail_starts(instrs, leaders):
     """Where 3.10+ may have pasted a whole small exit block (up to 4 instructions
@@ -88,7 +172,9 @@ def copied_tail_starts(instrs, leaders):
             continue
         r = ins.index
         s = r
-        while s > 0 and r - s < 3 and instrs[s - 1].target is None and \
+        # (3.12+: a `RETURN_CONST` reads as two, one of the block's 4 instructions)
+        most = 4 if r > 0 and instrs[r - 1].offset == ins.offset else 3
+        while s > 0 and r - s < most and instrs[s - 1].target is None and \
                 instrs[s - 1].opname not in TERMINATORS and s not in leaders:
             s -= 1
         tails[r] = s
@@ -110,6 +196,7 @@ def merge_duplicate_exits(cfg):
     identical blocks that run straight into them (the rest of a copied exit block)."""
     alias = {}
     facts = {}  # computed once, when needed: handler owners, dominators
+    into = jump_lines(cfg.instrs)
     changed = True
     while changed:
         changed = False
@@ -129,7 +216,7 @@ def merge_duplicate_exits(cfg):
                 key = ("LIST_APPEND", blk.instrs[0].arg, blk.handler.target if blk.handler else None,
                        blk.last.target)
             else:
-                if _is_exit(blk.last):
+                if _is_exit(blk.last) or pasted and blk.last.opname == "RAISE_VARARGS":
                     after = None
                 elif (cfg.merge_tails or pasted) and blk.last.opname not in TERMINATORS and \
                         blk.last.target is None and blk.end in cfg.blocks:
@@ -139,7 +226,7 @@ def merge_duplicate_exits(cfg):
                 if after is not None and after == bid:
                     continue
                 prev = cfg.instrs[bid - 1] if bid > 0 else None
-                key = (exit_key(blk.instrs, prev), blk.handler.target if blk.handler else None,
+                key = (exit_key(blk.instrs, prev, into.get(bid, ())), blk.handler.target if blk.handler else None,
                        after)
                 if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
                     # a re-raise is only ever copied within the handler it ends: re-raises
@@ -155,14 +242,14 @@ def merge_duplicate_exits(cfg):
 def _after_pop_block(cfg, blk):
     """3.10: whether ``blk`` may be part of a block the compiler pasted, whole, after each
     POP_BLOCK that led to it (``V.POP_BLOCK_EXITS_COPIED``): it follows a POP_BLOCK and
-    runs straight on to a return of a value it computes. (A `return` leaving nested
+    runs straight on to a return of a value it computes (or a raise). (A `return` leaving nested
     statements holds its value from before its POP_BLOCKs: its clean-ups, the same for
     every such `return`, are not copies of one block. Copies keep every line: only copies
     of one block have the same key.)"""
     if not (V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"):
         return False
     seen = set()
-    while blk.last.opname != "RETURN_VALUE":
+    while not _pasted_end(blk.last):
         if blk.last.opname in TERMINATORS or blk.last.target is not None or \
                 blk.end not in cfg.blocks or blk.end in seen:
             return False
@@ -170,6 +257,12 @@ def _after_pop_block(cfg, blk):
         blk = cfg.blocks[blk.end]
     before = cfg.instrs[blk.last.index - 1].opname
     return before not in _STATEMENT_ENDS and not before.startswith(("STORE_", "DELETE_"))
+
+
+def _pasted_end(ins):
+    """A return, or the raise of an exception the block makes (`raise E()` after a with
+    statement is pasted after each POP_BLOCK too)."""
+    return ins.opname == "RETURN_VALUE" or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
 
 
 # what leaves the stack as a statement found it (a value below was there before)

@@ -25,6 +25,12 @@ def _generators(stmts, generators):
             if passes is not None:
                 generators[-1].ifs.append(passes)
             return _generators(stmts[1:], generators)
+    if len(stmts) > 1 and generators and isinstance(stmts[0], ast.Assign) and len(stmts[0].targets) == 1:
+        # 3.9+ compile `for y in [v]` (a one-item list or tuple, not the first `for`)
+        # as `y = v`: no statement of a comprehension's own assigns
+        generators.append(ast.comprehension(target=stmts[0].targets[0], iter=ast.List(
+            elts=[stmts[0].value], ctx=ast.Load()), ifs=[], is_async=0))
+        return _generators(stmts[1:], generators)
     if len(stmts) != 1:
         raise Mismatch("comprehension body has %d statements" % len(stmts))
     s = stmts[0]

@@ -5,6 +5,7 @@ import ast
 import copy as _copy
 
 from ..symbolic import markers as M
+from ..symbolic import exprs as E
 from .. import facts
 from ..facts import Fact
 from .tree import (ESCAPES, TRY_KINDS, all_paths_end, child_lists, drop_tail, same,
@@ -163,6 +164,34 @@ def drop_finally_copies(out):
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
+            elif _same_modulo_exit(_flat(copy), _flat(s.finalbody)):
+                # the tests of the handler's copy all go to its one re-raise: nested ifs
+                # read there as one; the copy on the normal path tells them apart
+                s.finalbody = drop_tail(copy, is_return_none)
+                del out[k + 1:k + 1 + n]
+                facts.note(s, Fact.FINALLY_COPY, False)
+
+
+def _flat(stmts):
+    """``stmts`` with an assert read as the if statement that raises (`if not c: <fail>`)
+    and an if statement (without else) whose body is one such if as one `if a and b`
+    (copies, not changed in place): code that compiles alike whichever way it is read."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Assert):
+            s = ast.If(test=E.negate(s.test), body=[ast.Assert(test=E.const(False), msg=s.msg)], orelse=[])
+        elif isinstance(s, ast.If):
+            s = ast.If(test=s.test, body=_flat(s.body), orelse=_flat(s.orelse))
+        if isinstance(s, ast.If) and not s.orelse and len(s.body) == 1 and \
+                isinstance(s.body[0], ast.If) and not s.body[0].orelse:
+            s = ast.If(test=_and(s.test, s.body[0].test), body=s.body[0].body, orelse=[])
+        out.append(s)
+    return out
+
+
+def _and(a, b):
+    values = lambda x: x.values if isinstance(x, ast.BoolOp) and isinstance(x.op, ast.And) else [x]
+    return ast.BoolOp(op=ast.And(), values=values(a) + values(b))
 
 
 def _same_modulo_exit(a, b):
@@ -172,20 +201,48 @@ def _same_modulo_exit(a, b):
                       drop_tail(b, is_return_none))
 
 
-def drop_loop_end_finally_copy(body):
+def drop_loop_end_finally_copy(body, nested=False):
     """A try/finally that ends a loop body: the copy of the finally body on its normal
     path goes back to the loop head, so each of its paths ends in a `continue` (which
-    the end of the body means anyway): drop the copy."""
+    the end of the body means anyway): drop the copy. So too where the try/finally ends
+    an arm of a statement in the loop body (``nested``; not in a loop inside it) that
+    goes back to the head: the copy becomes the one `continue` it ends in, and an if
+    statement of the loop body whose arm that is has the code after it as its else (the
+    arm jumps back, the code after it is only reached from the test). Whether a copy
+    was dropped."""
+    for k, s in enumerate(body):
+        if isinstance(s, _LOOPS):
+            continue
+        for arm in child_lists(s):
+            if not drop_loop_end_finally_copy(arm, nested=True) or nested or \
+                    not isinstance(s, ast.If) or arm is not s.body:
+                continue
+            if k + 1 == len(body):
+                arm.pop()  # (the if/else ends the loop body)
+                if s.orelse:
+                    facts.note(s, Fact.ELSE_KEPT, True)  # (no `continue` ends its body now)
+            elif not s.orelse:
+                arm.pop()
+                s.orelse = body[k + 1:]
+                del body[k + 1:]
+                drop_loop_end_finally_copy(s.orelse, nested=True)
+                break
     k = next((k for k in range(len(body) - 1, -1, -1) if isinstance(body[k], TRY_KINDS)), None)
     if k is None or not facts.get(body[k], Fact.FINALLY_COPY, False):
-        return
+        return False
     final = body[k].finalbody
     copy = body[k + 1:]
-    implicit = lambda x: isinstance(x, ast.Continue) and not facts.get(x, Fact.EXPLICIT, False)
-    if copy and all_paths_end(copy, implicit) and \
-            same_stmts(drop_tail(copy, implicit), final):
-        del body[k + 1:]
-        facts.note(body[k], Fact.FINALLY_COPY, False)  # (dropped: nothing after it is a copy any more)
+    ends = []
+    implicit = lambda x: isinstance(x, ast.Continue) and not facts.get(x, Fact.EXPLICIT, False) \
+        and not ends.append(x)
+    if not (copy and all_paths_end(copy, implicit) and same_stmts(drop_tail(copy, implicit), final)):
+        return False
+    body[k + 1:] = ends[-1:] if nested else []
+    facts.note(body[k], Fact.FINALLY_COPY, False)  # (dropped: nothing after it is a copy any more)
+    return True
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def strip_with_exits(stmts, exit_marker):

@@ -27,9 +27,11 @@ class Handlers:
                     work.extend((s, depth - 1) for s in blk.succs)  # (a nested clause's end)
                 elif blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
-                elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end):
+                elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end) or \
+                        blk.end in self.cfg.clause_tails:
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
-                    # after its POP_EXCEPT: the copy is joined to the block it copies)
+                    # after its POP_EXCEPT: the copy is joined to the block it copies, or
+                    # is the only one)
                     after.add(self.cfg.fall(blk))
                 continue
             if self._no_match_reraise(blk):

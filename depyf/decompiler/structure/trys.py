@@ -10,6 +10,7 @@ from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .helpers import first_op
+from ..flow.instructions import TERMINATORS
 
 
 class Trys:
@@ -31,13 +32,31 @@ class Trys:
         escapes = self._clause_escapes(outside, region)
         if outside - escapes:
             outside -= escapes
-        exit_block = max(outside) if outside else None
+        exit_block = max(outside, key=lambda t: self._laid_out_at(t, region)) if outside else None
         inner = ctx.but(handler=entry, region=region, region_exit=exit_block, escape=ctx, stop=None)
         # (``enter``: the region starts at the head of the loop being emitted)
         if kind == "with":
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block, enter)
         self._try_depth[entry.target] = len(stack)
         return self._emit_try(bid, entry, inner, ctx, stack, exit_block, enter)
+
+    def _laid_out_at(self, t, region):
+        """Where the way out of ``region`` to block ``t`` lies in layout: the latest of
+        the places its edges went to before the copies of an exit were joined (3.10+
+        pastes the code after the try after the body's end: joined, it is the first
+        copy, which may lie before a `return` of the body)."""
+        alias = self.cfg.alias
+        if t not in alias.values():
+            return t
+        n = len(self.cfg.instrs)
+        found = t
+        for b in region:
+            blk = self.cfg[b]
+            for to in (blk.end if blk.last.opname not in TERMINATORS and blk.end < n else None,
+                       blk.last.target):
+                if to is not None and alias.get(to, to) == t:
+                    found = max(found, to)
+        return found
 
     def _fold_bare_jump_exits(self, exits, region):
         """3.13 leaves the jump that ends an arm of a try body out of the protected range:

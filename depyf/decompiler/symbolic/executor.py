@@ -113,7 +113,9 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                      "STORE_SUBSCR", "STORE_SLICE", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL",
                      "DELETE_DEREF", "DELETE_ATTR", "DELETE_SUBSCR", "POP_TOP", "COPY",
                      "LIST_EXTEND", "LIST_APPEND", "SET_UPDATE", "SET_ADD", "DICT_UPDATE",
-                     "DICT_MERGE", "MAP_ADD", "UNPACK_SEQUENCE", "UNPACK_EX"}
+                     "DICT_MERGE", "MAP_ADD", "UNPACK_SEQUENCE", "UNPACK_EX",
+                     # (a permutation: the values are used in another order than made)
+                     "SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N"}
 
     @staticmethod
     def _continues_group(ins):

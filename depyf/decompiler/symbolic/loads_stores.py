@@ -191,8 +191,10 @@ class LoadsStores:
             out.append(ast.Assign(targets=[group[0][1]], value=value))
         elif all(v is group[0][2] for _, _, v in group):
             out.append(ast.Assign(targets=[t for _, t, _ in group], value=value))
-        elif computes:
-            # a parallel assignment evaluates all its values before any target part
+        elif computes and any(a[0] >= b[0] for a, b in zip(group, group[1:])):
+            # a parallel assignment evaluates all its values before any target part, and
+            # stores (computing each target's parts) in the order of its targets: the
+            # order of the values they take (`s[-1], s[-i.arg] = s[-i.arg], s[-1]`)
             raise Mismatch("values left on the stack across statements",
                            function=self.code.co_name)
         else:

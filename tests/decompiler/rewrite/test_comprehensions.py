@@ -59,6 +59,8 @@ CASES = [
     ("only one arm skips", "for x in _:\n    if t:\n        pass\n    else:\n"
      "        if not b:\n            continue\n    LEAF\n",
      "list", "[x for x in seq if t or b]"),
+    ("an assignment is a `for` over one item (3.9+ compile it so)",
+     "for x in _:\n    y = f(x)\n    if y:\n        LEAF\n", "list", "[x for x in seq for y in [f(x)] if y]"),
     ("nested loops, the inner one over the outer target",
      "for x in _:\n    for y in x:\n        if y:\n            LEAF\n", "generator",
      "(x for x in seq for y in x if y)"),
@@ -79,7 +81,7 @@ def test_the_trailing_return_is_dropped():
 
 @pytest.mark.parametrize("source, message", [
     ("for x in _:\n    LEAF\nelse:\n    pass\n", "loop with else"),
-    ("for x in _:\n    y = x\n    LEAF\n", "2 statements"),
+    ("for x in _:\n    f(x)\n    LEAF\n", "2 statements"),
     ("for x in _:\n    y = x\n", "unexpected statement"),
     ("for x in _:\n    if t:\n        y = 1\n    else:\n        continue\n    LEAF\n", "2 statements"),
 ], ids=["for-else", "two statements", "no element", "an if that does more than skip"])
@@ -96,3 +98,4 @@ def test_a_filter_on_its_own_line_stays_there():
     plain = comprehension_from_body(None, _body("for x in _:\n    if c:\n        LEAF\n", "list"),
                                     _name("seq"))
     assert not facts.has(plain.generators[0].ifs[0], Fact.OWN_LINE)
+

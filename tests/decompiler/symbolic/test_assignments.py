@@ -36,3 +36,31 @@ def test_a_call_in_a_parallel_target_keeps_the_order_of_evaluation():
     text = depyf.decompile(fn)
     again = _function(text)
     assert again({}, []) == fn({}, []) == ({"a": "x", "b": "y"}, [3, 1, 2]), text
+
+
+def test_a_computed_later_target_of_a_swap_needs_no_temporary():
+    # `s[-1], s[-i.arg] = s[-i.arg], s[-1]`: the second target computes `-i.arg` after
+    # the first store; the stores take the values in the order they were made
+    fn = _function("""
+        def f(s, i):
+            s[-1], s[-i[0]] = s[-i[0]], s[-1]
+            return s
+    """)
+    text = depyf.decompile(fn)
+    assert "__temp" not in text, text
+    assert _function(text)([1, 2, 3], [2]) == fn([1, 2, 3], [2]) == [1, 3, 2]
+
+
+def test_temporaries_bind_the_values_before_a_permutation():
+    # bound where they are consumed, after the swap, the values were evaluated out of order
+    from depyf.decompiler.output.printer import unparse
+    from depyf.decompiler.session import DecompileSession
+    import ast
+    fn = _function("""
+        def f(s, i):
+            s[-1], s[-i.arg] = s[-i.arg], s[-1]
+    """)
+    body = DecompileSession({}, "__temp_", reading="temporaries").body_of(fn.__code__)
+    text = unparse(ast.Module(body=body, type_ignores=[]))
+    first = text.splitlines()[0]
+    assert first.startswith("__temp_1 =") and "i.arg" in first, text
