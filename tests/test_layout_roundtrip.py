@@ -584,6 +584,13 @@ SNIPPETS = {
                     pass
                 g(2)
     ''',
+    # up to 3.10 each operator has its own opcode: the two returns are no copies of
+    # one (`/` was read for both)
+    "returns_differ_in_operator_only": '''
+        def f(self, out, counts):
+            t = self.a or self.b
+            return out / counts if t else out // counts
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
