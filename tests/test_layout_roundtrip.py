@@ -591,6 +591,18 @@ SNIPPETS = {
             t = self.a or self.b
             return out / counts if t else out // counts
     ''',
+    # a lambda as an arm of a conditional expression (its function is made in the arm)
+    "lambda_arms_of_conditional_expressions": '''
+        def f(self, k, kwargs, c, n):
+            x = g(*k) if k else lambda _: None
+            kwargs['k'] = None if c else lambda node: P(x)
+            return None if c else lambda node: f(self, node, n)
+    ''',
+    # a lambda's `a if c else None`: the arm returning None falls off the end of the code
+    "lambda_conditional_expression_else_none": '''
+        def f(out):
+            visit(lambda vt: out.append(vt) if vt.t() else None)
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -4,7 +4,7 @@ import ast
 
 from ..mismatch import Mismatch
 from ..symbolic import exprs as E
-from ..symbolic.markers import Marker
+from ..symbolic.markers import FuncMarker, Marker
 
 # parts of a template string that are no value of their own (3.14+: a conditional
 # expression cannot stand for one, only for the whole t-string)
@@ -139,9 +139,18 @@ def ifexp(test, body, orelse):
         return boolop(ast.Or, test, orelse)
     if orelse is test:
         return _chain_or_and(test, body)
-    if isinstance(test, Marker) or isinstance(body, Marker) or isinstance(orelse, Marker):
+    if isinstance(test, Marker) or _internal(body) or _internal(orelse):
         raise Mismatch("conditional expression over an internal value")
     return ast.IfExp(test=test, body=body, orelse=orelse)
+
+
+def _internal(value):
+    """Whether ``value`` has no source form as an arm of a conditional expression. A
+    lambda's function (a FuncMarker until it is used) is a value there: the session
+    makes it into the lambda expression (``session._materialize``)."""
+    if isinstance(value, FuncMarker):
+        return value.code.co_name != "<lambda>"
+    return isinstance(value, Marker)
 
 
 def _chain_or_and(left, right):
