@@ -12,6 +12,41 @@ def _made(*args):
     return list(args)
 
 
+@case(([], 0), ([], 1))
+def arg_then_raise(log, c):
+    log.append(1 if c else 2)
+    raise LookupError
+
+
+@case(([], "p", None), ([], "p", 3))
+def fstring_arg_then_return(log, p, d):
+    log.append(p if d is None else f"{p}:{d}")
+    return False
+
+
+@case(([], 0), ([], 1))
+def two_args_then_raise(log, c):
+    log.insert(len(log), [f"{c}"] if c else None)
+    raise KeyError
+
+
+@case(([], 0), ([], 1))
+def assign_arg_then_raise(log, c):
+    log = _made(1 if c else 2)  # (the value first, then the target)
+    raise LookupError
+
+
+@case((None, 2), (abs, -2))
+def call_arg_then_return(cur, body):
+    return _wrap(cur(body) if cur else body)
+
+
+@case((None, 2), (abs, -2))
+def nested_lambda_call_arg(cur, body):
+    outer = lambda f: lambda b: _wrap(f(b) if f else b)
+    return outer(cur)(body)
+
+
 @case((0, 7.0, 2.0), (1, 7.0, 2.0), (1, 7, 2))
 def true_or_floor_division(a, x, y):
     t = x.real or a.real  # (3.8-3.10 read `/` and `//` as one operator)
@@ -46,3 +81,20 @@ def lambda_arm_closure(c, n):
 def lambda_returns_call_or_none(out, items):
     visit = lambda vt: out.append(vt) if vt else None
     return [visit(v) for v in items], out
+
+
+@case((0,), (1,))
+def many_keywords_one_cond_expr(t):
+    return dict(k0=0, k1=1, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9, k10=10, k11=11,
+                k12=12, k13=13, k14=14, k15=15, k16=16, k17=17, k18=18, k19=19, k20=20,
+                k21=21, k22=22, k23=23, k24=24, k25=25, k26=26, k27=27, k28=28, k29=29,
+                x=1 if t else 2)
+
+
+@case(([], None, None), ([], 3, None), ([], None, 4), ([], 3, 4))
+def many_keywords_cond_exprs(log, x, y):
+    log.append(dict(k0=0, k1=1, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9, k10=10,
+                    k11=11, k12=12, k13=13, k14=14, k15=15, k16=16, k17=17, k18=18, k19=19,
+                    k20=20, k21=21, k22=22, k23=23, k24=24, k25=25, k26=26, k27=27, k28=28,
+                    k29=29, x=_wrap(x) if x is not None else None,
+                    y=_wrap(y) if y is not None else None))
