@@ -98,3 +98,30 @@ def many_keywords_cond_exprs(log, x, y):
                     k20=20, k21=21, k22=22, k23=23, k24=24, k25=25, k26=26, k27=27, k28=28,
                     k29=29, x=_wrap(x) if x is not None else None,
                     y=_wrap(y) if y is not None else None))
+
+
+class _Managed:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+@case(([], 0, 0), ([], 0, 1), ([], 1, 0), ([], 1, 1))
+def with_try_return_finally_empty_if(log, c, d):
+    # the finally body's copy tests `d` while the value of the return waits (3.11+: both
+    # ways of the test go to one block)
+    with _Managed(log):
+        try:
+            if c:
+                pass
+            else:
+                return len(log)
+        finally:
+            if d:
+                pass

@@ -233,6 +233,8 @@ class Branches:
 
     def _branch_merge(self, test, t_true, t_false, ctx, blk=None):
         """Where the two arms of a branch meet again."""
+        if t_true == t_false and t_true not in ctx.sinks():
+            return t_true  # `if c: pass` (also where it lies outside the region: a copy)
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
         found = merge is not None
         if merge is None and not isinstance(test, M.ExcMatch):

@@ -224,6 +224,8 @@ class Conditions:
         return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, None)
 
     def _value_arms(self, test, t_true, t_false, true_stack, false_stack, ctx, merge):
+        if t_true == t_false == merge:
+            raise Mismatch("a test of no value")  # `if c: pass` while a value waits
         sub = ctx.but(stop=merge) if merge is not None else ctx
         a_stmts, a_stack = self.seq(t_true, sub, true_stack)
         b_stmts, b_stack = self.seq(t_false, sub, false_stack)
