@@ -627,6 +627,16 @@ SNIPPETS = {
             g(k0=c.a0, k1=c.a1, k2=c.a2, k3=c.a3, k4=c.a4, k5=c.a5, k6=c.a6, k7=c.a7, k8=c.a8, k9=c.a9, k10=c.a10, k11=c.a11, k12=c.a12, k13=c.a13, k14=c.a14, k15=c.a15, k16=c.a16, k17=c.a17, k18=c.a18, k19=c.a19, k20=c.a20, k21=c.a21, k22=c.a22, k23=c.a23, k24=c.a24, k25=c.a25, k26=c.a26, k27=c.a27, k28=c.a28, k29=c.a29, x=h(c.x) if c.x else None, y=h(c.y) if c.y else None)
             return dict(k0=c.a0, k1=c.a1, k2=c.a2, k3=c.a3, k4=c.a4, k5=c.a5, k6=c.a6, k7=c.a7, k8=c.a8, k9=c.a9, k10=c.a10, k11=c.a11, k12=c.a12, k13=c.a13, k14=c.a14, k15=c.a15, k16=c.a16, k17=c.a17, k18=c.a18, k19=c.a19, k20=c.a20, k21=c.a21, k22=c.a22, k23=c.a23, k24=c.a24, k25=c.a25, k26=c.a26, k27=c.a27, k28=c.a28, k29=c.a29, x=1 if t else 2)
     ''',
+    # a chained assignment whose value is finished after a conditional expression's arms
+    # meet (or, 3.12+, after an inlined comprehension's loop): the callee waited on the
+    # stack from before that block, and the first target is no name (it was bound to a
+    # temporary)
+    "chained_store_after_values_across_blocks": '''
+        def f(self, d, k, c, args, kwargs):
+            d[k] = y = g(1 if c else 2)
+            self.cache[y] = h = self.make(self.fn, [type(x) for x in args], bool(kwargs))
+            return h
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -125,3 +125,29 @@ def with_try_return_finally_empty_if(log, c, d):
         finally:
             if d:
                 pass
+
+
+@case(({}, "k", 0), ({}, "k", 1))
+def chained_store_over_cond_expr_call(d, k, c):
+    # the value is a call finished after the arms meet: the first target is no name
+    d[k] = y = _made(1 if c else 2)
+    return d, y
+
+
+class _Keyed:
+    fn = len
+
+    def __init__(self):
+        self.cache = {}
+
+    def make(self, fn, types, flag):
+        return (fn, tuple(types), flag)
+
+
+@case(((1, "a"), {}), ((), {"k": 1}))
+def chained_store_over_inlined_comprehension(args, kwargs):
+    # 3.12+ inlines the list comprehension: its loop lies between the callee and the call
+    self = _Keyed()
+    key = (self.fn, *(type(x) for x in args), True)
+    self.cache[key] = h = self.make(self.fn, [type(x) for x in args], bool(kwargs))
+    return key, h, self.cache
