@@ -151,3 +151,25 @@ def chained_store_over_inlined_comprehension(args, kwargs):
     key = (self.fn, *(type(x) for x in args), True)
     self.cache[key] = h = self.make(self.fn, [type(x) for x in args], bool(kwargs))
     return key, h, self.cache
+
+
+@case(("cuda:0", 0, 0), ("cpu", 1, 1), ("cpu", 0, 1))
+def fstring_fields_cond_exprs(device, aot_mode, flag):
+    # 3.10 copies the end of the f-string and the return into each arm of the second
+    base_device = device.split(":", maxsplit=1)[0]
+    is_array_ref = flag and base_device == "cpu"
+    return (
+        "torch/csrc/inductor/"
+        f"{'aoti_include' if aot_mode else 'cpp_wrapper'}/"
+        f"{'array_ref' if is_array_ref else base_device}.h"
+    )
+
+
+@case(([1], [2, 3], 0), ([1], [2, 3], 1))
+def starred_cond_expr_in_list(x, a, c):
+    return [x, *(a if c else x)]
+
+
+@case(("abcdef", 1, 3, 0), ("abcdef", 1, 3, 1))
+def slice_bound_cond_expr_none(s, i, j, c):
+    return s[i:(j if c else None)]

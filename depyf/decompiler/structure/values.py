@@ -6,9 +6,12 @@ from ..mismatch import Mismatch
 from ..symbolic import exprs as E
 from ..symbolic.markers import FuncMarker, Marker
 
-# parts of a template string that are no value of their own (3.14+: a conditional
-# expression cannot stand for one, only for the whole t-string)
-_FIELDS = (ast.Interpolation,) if hasattr(ast, "Interpolation") else ()
+# nodes that only stand inside their parent, no value of their own: a conditional
+# expression cannot stand for one (a field of an f-string or, 3.14+, a t-string, a
+# starred argument, a slice), only for what they hold or for the parent; like keyword
+# arguments they are split where they differ, at any depth (the arms built them)
+_PARTS = (ast.FormattedValue, ast.Starred, ast.Slice) + \
+    ((ast.Interpolation,) if hasattr(ast, "Interpolation") else ())
 
 
 def merge_arms(test, a, b, false_arm_shared=None):
@@ -49,6 +52,8 @@ def _descend(test, x, y, false_arm_shared, copies=False):
     if x is test or y is test or isinstance(x, Marker) or isinstance(y, Marker) or \
             not isinstance(x, ast.AST) or type(x) is not type(y):
         return None
+    if isinstance(x, ast.Slice):
+        return _descend_slice(test, x, y, false_arm_shared)
     xs, ys = _eval_children(x), _eval_children(y)
     if xs is None or ys is None or len(xs) != len(ys) or _shape(x) != _shape(y):
         return None
@@ -56,16 +61,32 @@ def _descend(test, x, y, false_arm_shared, copies=False):
     if not diff:
         return None
     k = diff[0]
-    if (k == 0 and not copies and not isinstance(x, ast.keyword)) or \
+    if (k == 0 and not copies and not isinstance(x, _PARTS + (ast.keyword,))) or \
             any(not _same_node(xs[j], ys[j]) for j in range(k)) or \
             any(not E.same_expr(xs[j], ys[j]) for j in diff[1:]):
         return None
     inner = _descend(test, xs[k], ys[k], false_arm_shared, copies)
     if inner is None:
-        if not isinstance(xs[k], ast.expr) or isinstance(xs[k], _FIELDS):
+        if not isinstance(xs[k], ast.expr) or isinstance(xs[k], _PARTS):
             return None
         inner = _flat_either(test, xs[k], ys[k], false_arm_shared)
     return _replace_child(x, xs[k], inner)
+
+
+def _descend_slice(test, x, y, false_arm_shared):
+    """``_descend`` for two slices, whose bounds may be left out: one left out in one arm
+    only is None there (`s[i:j if c else None]`)."""
+    bounds = ("lower", "upper", "step")
+    xs, ys = [getattr(x, f) for f in bounds], [getattr(y, f) for f in bounds]
+    diff = [k for k in range(3) if not (xs[k] is None and ys[k] is None or
+                                        None not in (xs[k], ys[k]) and E.same_expr(xs[k], ys[k]))]
+    if len(diff) != 1 or any(xs[j] is not ys[j] for j in range(diff[0])):
+        return None
+    k = diff[0]
+    a, b = (v if v is not None else E.const(None) for v in (xs[k], ys[k]))
+    inner = _descend(test, a, b, false_arm_shared, True)
+    xs[k] = inner if inner is not None else _flat_either(test, a, b, false_arm_shared)
+    return ast.Slice(**dict(zip(bounds, xs)))
 
 
 def _same_node(a, b):
