@@ -615,9 +615,12 @@ SNIPPETS = {
             raise E
     ''',
     # 3.13 pushes a call's NULL after the callable: the callable still waits below the
-    # test (the returns copied into the arms are one `return`)
+    # test (the raises and returns copied into the arms are one statement; the first
+    # reading was an if statement over the callable loaded before it, refused)
     "conditional_expression_argument_of_returned_call": '''
         def f(cur, body):
+            if body is None:
+                raise SyntaxError('incomplete' if cur else body)
             return ins(cur(body) if cur else body)
     ''',
     # more than 30 keyword arguments are built as a dict item by item: the last item is
