@@ -173,3 +173,16 @@ def starred_cond_expr_in_list(x, a, c):
 @case(("abcdef", 1, 3, 0), ("abcdef", 1, 3, 1))
 def slice_bound_cond_expr_none(s, i, j, c):
     return s[i:(j if c else None)]
+
+
+@case((0, [1, 2]), (1, [1, 2]), (1, [2, 3]))
+def and_over_inlined_comprehension(a, xs):
+    # 3.12+ inlines the comprehension in the arm: its loop restores `v` (no statement)
+    r = a and sum([abs(v) for v in xs]) == 3
+    return r, a or [-v for v in xs]
+
+
+@case((0, [1, 2]), (1, [1, 2]))
+def cond_expr_arg_inlined_comprehension(a, xs):
+    r = _made(1, [v * 2 for v in xs] if a else None)
+    return r

@@ -227,8 +227,9 @@ class Conditions:
         if t_true == t_false == merge:
             raise Mismatch("a test of no value")  # `if c: pass` while a value waits
         sub = ctx.but(stop=merge) if merge is not None else ctx
-        a_stmts, a_stack = self.seq(t_true, sub, true_stack)
-        b_stmts, b_stack = self.seq(t_false, sub, false_stack)
+        # (3.12+ restores the locals an inlined comprehension hid: no statements of its own)
+        a_stmts, a_stack = _without_restores(*self.seq(t_true, sub, true_stack))
+        b_stmts, b_stack = _without_restores(*self.seq(t_false, sub, false_stack))
         if merge is None:
             # both arms return or raise (the compiler copies the end of the statement, and
             # a short exit after it, into each arm): the statements, with the conditional
@@ -368,3 +369,7 @@ class Conditions:
                 changed = True
                 break
         return test, t_true, t_false, folded
+
+
+def _without_restores(stmts, stack):
+    return [s for s in stmts if not isinstance(s, M.RestoreStmt)], stack
