@@ -640,6 +640,18 @@ SNIPPETS = {
             self.cache[y] = h = self.make(self.fn, [type(x) for x in args], bool(kwargs))
             return h
     ''',
+    # 3.12+ copies a short statement and the return after it into the arms that reach
+    # it; its copies are joined after the load of its value: the arms meet with that
+    # one value on the stack, the start of the statement after the if
+    "arms_meet_over_the_value_of_the_next_statement": '''
+        def f(self, c):
+            self.d = e == '1' or g('p')
+            if c.m > 1:
+                self.p = 0
+            elif not self.d:
+                self.load()
+            self.r = False
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

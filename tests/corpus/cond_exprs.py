@@ -186,3 +186,26 @@ def and_over_inlined_comprehension(a, xs):
 def cond_expr_arg_inlined_comprehension(a, xs):
     r = _made(1, [v * 2 for v in xs] if a else None)
     return r
+
+
+class _Flags:
+    def __init__(self, m=0):
+        self.m = m
+
+    def load(self):
+        self.p = 1
+
+    def __repr__(self):
+        return repr(sorted(vars(self).items()))
+
+
+@case((_Flags(), _Flags(0), "0"), (_Flags(), _Flags(0), "1"), (_Flags(), _Flags(2), "1"))
+def arms_meet_over_next_statement_value(self, c, e):
+    # 3.12 copies `self.r = False` + return into both arms; the copies are joined after
+    # the load of False (the `or` before keeps the first reading from another way)
+    self.d = e.strip() == "1" or _made("p") == []
+    if c.m > 1:
+        self.p = 0
+    elif not self.d:
+        self.load()
+    self.r = False

@@ -118,6 +118,11 @@ class Branches:
                     # shared `return` elsewhere: each arm returns through it
                     merge = None
                     continue
+                if all(E.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
+                    # the same value loaded last in each arm: the start of the statement
+                    # after the if, whose copies the arms end in (3.12+ copies `x.a =
+                    # False; return`; its copies are joined after the load)
+                    return merge, then_stmts, then_stack, else_stmts, else_stack, None
                 raise Mismatch("statements inside a conditional expression",
                                function=self.code.co_name)
             return merge, then_stmts, then_stack, else_stmts, else_stack, None
