@@ -708,6 +708,74 @@ SNIPPETS = {
                     pass
                 g(2)
     ''',
+    # up to 3.10 each operator has its own opcode: the two returns are no copies of
+    # one (`/` was read for both)
+    "returns_differ_in_operator_only": '''
+        def f(self, out, counts):
+            t = self.a or self.b
+            return out / counts if t else out // counts
+    ''',
+    # a lambda as an arm of a conditional expression (its function is made in the arm)
+    "lambda_arms_of_conditional_expressions": '''
+        def f(self, k, kwargs, c, n):
+            x = g(*k) if k else lambda _: None
+            kwargs['k'] = None if c else lambda node: P(x)
+            return None if c else lambda node: f(self, node, n)
+    ''',
+    # a lambda's `a if c else None`: the arm returning None falls off the end of the code
+    "lambda_conditional_expression_else_none": '''
+        def f(out):
+            visit(lambda vt: out.append(vt) if vt.t() else None)
+    ''',
+    # 3.10+ copies the rest of the call and the short exit after it into each arm of a
+    # conditional expression argument: one statement, its callee loaded before the test
+    "conditional_expression_argument_then_exit": '''
+        def f(o, c, p, d):
+            o.add(o.ret(), [f'{o.last()}'] if c else None)
+            if p:
+                log(p if d else f'{p}:{d}')
+                return False
+            g(1 if c else 2)
+            raise E
+    ''',
+    # 3.13 pushes a call's NULL after the callable: the callable still waits below the
+    # test (the raises and returns copied into the arms are one statement; the first
+    # reading was an if statement over the callable loaded before it, refused)
+    "conditional_expression_argument_of_returned_call": '''
+        def f(cur, body):
+            if body is None:
+                raise SyntaxError('incomplete' if cur else body)
+            return ins(cur(body) if cur else body)
+    ''',
+    # more than 30 keyword arguments are built as a dict item by item: the last item is
+    # added in each arm (3.10+ copies the call and the return into both)
+    "conditional_expression_keyword_past_thirty": '''
+        def f(c, t):
+            g(k0=c.a0, k1=c.a1, k2=c.a2, k3=c.a3, k4=c.a4, k5=c.a5, k6=c.a6, k7=c.a7, k8=c.a8, k9=c.a9, k10=c.a10, k11=c.a11, k12=c.a12, k13=c.a13, k14=c.a14, k15=c.a15, k16=c.a16, k17=c.a17, k18=c.a18, k19=c.a19, k20=c.a20, k21=c.a21, k22=c.a22, k23=c.a23, k24=c.a24, k25=c.a25, k26=c.a26, k27=c.a27, k28=c.a28, k29=c.a29, x=h(c.x) if c.x else None, y=h(c.y) if c.y else None)
+            return dict(k0=c.a0, k1=c.a1, k2=c.a2, k3=c.a3, k4=c.a4, k5=c.a5, k6=c.a6, k7=c.a7, k8=c.a8, k9=c.a9, k10=c.a10, k11=c.a11, k12=c.a12, k13=c.a13, k14=c.a14, k15=c.a15, k16=c.a16, k17=c.a17, k18=c.a18, k19=c.a19, k20=c.a20, k21=c.a21, k22=c.a22, k23=c.a23, k24=c.a24, k25=c.a25, k26=c.a26, k27=c.a27, k28=c.a28, k29=c.a29, x=1 if t else 2)
+    ''',
+    # a chained assignment whose value is finished after a conditional expression's arms
+    # meet (or, 3.12+, after an inlined comprehension's loop): the callee waited on the
+    # stack from before that block, and the first target is no name (it was bound to a
+    # temporary)
+    "chained_store_after_values_across_blocks": '''
+        def f(self, d, k, c, args, kwargs):
+            d[k] = y = g(1 if c else 2)
+            self.cache[y] = h = self.make(self.fn, [type(x) for x in args], bool(kwargs))
+            return h
+    ''',
+    # 3.12+ copies a short statement and the return after it into the arms that reach
+    # it; its copies are joined after the load of its value: the arms meet with that
+    # one value on the stack, the start of the statement after the if
+    "arms_meet_over_the_value_of_the_next_statement": '''
+        def f(self, c):
+            self.d = e == '1' or g('p')
+            if c.m > 1:
+                self.p = 0
+            elif not self.d:
+                self.load()
+            self.r = False
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -79,8 +79,9 @@ def _with_target(raw, code, kw):
 
 def _old_binary(raw, code, kw):
     kind, sym = raw.opname.split("_", 1)
-    sym = V.OLD_BINARY_OPS[sym]
-    return (Instr("BINARY_OP", raw.arg, sym + "=" if kind == "INPLACE" else sym),)
+    sym = V.OLD_BINARY_OPS[sym] + ("=" if kind == "INPLACE" else "")
+    # (the argument too, as on 3.11+: copies of code compare by it, `a / b` vs `a // b`)
+    return (Instr("BINARY_OP", sym, sym),)
 
 
 def _binary_op(raw, code, kw):

@@ -117,7 +117,9 @@ def returned_expression(stmts):
     """The one expression a statement list returns, when it is only returns under ifs.
 
     A lambda's conditional expression can come out as `if c: return a` + `return b`
-    (both arms end in their own return); as an expression that is `a if c else b`."""
+    (both arms end in their own return); as an expression that is `a if c else b`. The
+    clean-up of function bodies has dropped a `return None` at the end: an arm that
+    falls off the end returns None (`a if c else None`)."""
     if not stmts:
         return None
     first = stmts[0]
@@ -125,7 +127,8 @@ def returned_expression(stmts):
         return first.value if first.value is not None else E.const(None)
     if isinstance(first, ast.If):
         body = returned_expression(first.body)
-        orelse = returned_expression(first.orelse + stmts[1:])
+        rest = first.orelse + stmts[1:]
+        orelse = returned_expression(rest) if rest else E.const(None)
         if body is not None and orelse is not None:
             return ast.IfExp(test=first.test, body=body, orelse=orelse)
     return None

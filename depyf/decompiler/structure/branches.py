@@ -118,6 +118,11 @@ class Branches:
                     # shared `return` elsewhere: each arm returns through it
                     merge = None
                     continue
+                if all(E.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
+                    # the same value loaded last in each arm: the start of the statement
+                    # after the if, whose copies the arms end in (3.12+ copies `x.a =
+                    # False; return`; its copies are joined after the load)
+                    return merge, then_stmts, then_stack, else_stmts, else_stack, None
                 raise Mismatch("statements inside a conditional expression",
                                function=self.code.co_name)
             return merge, then_stmts, then_stack, else_stmts, else_stack, None
@@ -233,6 +238,8 @@ class Branches:
 
     def _branch_merge(self, test, t_true, t_false, ctx, blk=None):
         """Where the two arms of a branch meet again."""
+        if t_true == t_false and t_true not in ctx.sinks():
+            return t_true  # `if c: pass` (also where it lies outside the region: a copy)
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
         found = merge is not None
         if merge is None and not isinstance(test, M.ExcMatch):

@@ -11,8 +11,8 @@ from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS
 from .. import facts
 from ..facts import Fact
-from .helpers import pending_value, same_code, same_entry
-from .values import boolop, merge_exits, merge_stacks
+from .helpers import mentions, pending_value, same_code, same_entry
+from .values import boolop, merge_arms, merge_stacks
 
 
 class Conditions:
@@ -224,18 +224,23 @@ class Conditions:
         return self._value_arms(test, t_true, t_false, true_stack, false_stack, ctx, None)
 
     def _value_arms(self, test, t_true, t_false, true_stack, false_stack, ctx, merge):
+        if t_true == t_false == merge:
+            raise Mismatch("a test of no value")  # `if c: pass` while a value waits
         sub = ctx.but(stop=merge) if merge is not None else ctx
-        a_stmts, a_stack = self.seq(t_true, sub, true_stack)
-        b_stmts, b_stack = self.seq(t_false, sub, false_stack)
+        # (3.12+ restores the locals an inlined comprehension hid: no statements of its own)
+        a_stmts, a_stack = _without_restores(*self.seq(t_true, sub, true_stack))
+        b_stmts, b_stack = _without_restores(*self.seq(t_false, sub, false_stack))
         if merge is None:
-            # both arms return or raise (3.11+ copies the end of the statement into each
-            # arm): one statement, the conditional expression where the two differ
-            if (len(a_stmts) == 1 and len(b_stmts) == 1 and a_stack is None and b_stack is None
-                    and isinstance(a_stmts[0], (ast.Return, ast.Raise))):
-                stmt = merge_exits(test, a_stmts[0], b_stmts[0],
+            # both arms return or raise (the compiler copies the end of the statement, and
+            # a short exit after it, into each arm): the statements, with the conditional
+            # expression where the two differ
+            if a_stack is None and b_stack is None and a_stmts and \
+                    isinstance(a_stmts[-1], (ast.Return, ast.Raise)) and \
+                    (len(a_stmts) == 1 or mentions(a_stmts[0], true_stack)):
+                stmts = merge_arms(test, a_stmts, b_stmts,
                                    lambda: t_false in self.cfg.reachable(t_true, set()))
-                if stmt is not None:
-                    return [stmt], None, None
+                if stmts is not None:
+                    return stmts, None, None
             brought = self._return_copied_into_arm(ctx, (a_stmts, a_stack, true_stack),
                                                    (b_stmts, b_stack, false_stack))
             if brought is not None:
@@ -250,10 +255,28 @@ class Conditions:
         if a_stmts or b_stmts or a_stack is None or b_stack is None or len(a_stack) != len(b_stack):
             if a_stack is None and b_stack is not None and not b_stmts and not a_stmts:
                 return [], merge, b_stack
+            stmts = self._copied_statements(test, t_true, t_false, (a_stmts, a_stack),
+                                            (b_stmts, b_stack), merge, true_stack)
+            if stmts is not None:
+                return stmts, merge, a_stack
             raise Mismatch("statements inside a conditional expression",
                            function=self.code.co_name)
         return [], merge, merge_stacks(test, a_stack, b_stack,
                                        lambda: t_false in self.cfg.reachable(t_true, {merge}))
+
+    def _copied_statements(self, test, t_true, t_false, a, b, merge, waiting):
+        """Arms ``(stmts, stack at the end)`` that meet after copies of the statement that
+        takes a value ``waiting`` on the stack at the test (the exit blocks the compiler
+        copied after it are joined again: `f(a if c else b); return x`): the statements
+        with the conditional expression, or None. The arms must leave the same values
+        behind."""
+        (a_stmts, a_stack), (b_stmts, b_stack) = a, b
+        if not a_stmts or a_stack is None or b_stack is None or len(a_stack) != len(b_stack) \
+                or any(x is not y for x, y in zip(a_stack, b_stack)) or \
+                not mentions(a_stmts[0], waiting):
+            return None
+        return merge_arms(test, a_stmts, b_stmts,
+                          lambda: t_false in self.cfg.reachable(t_true, {merge}))
 
     def _return_copied_into_arm(self, ctx, a, b):
         """The stacks two arms ``(stmts, stack at the end, stack at the start)`` bring to
@@ -346,3 +369,7 @@ class Conditions:
                 changed = True
                 break
         return test, t_true, t_false, folded
+
+
+def _without_restores(stmts, stack):
+    return [s for s in stmts if not isinstance(s, M.RestoreStmt)], stack

@@ -54,8 +54,14 @@ def same_entry(a, b):
 
 
 def pending_value(stack):
-    return (bool(stack) and isinstance(stack[-1], ast.expr) and not isinstance(stack[-1], Marker)
-            and not facts.get(stack[-1], Fact.TEMP, False))
+    """Whether a value of the source waits on the stack (below a branch's test). The NULL
+    a call keeps next to its callable does not count: 3.13 pushes it after the callable
+    (`f(a if c else b)` tests c over [f, NULL])."""
+    top = len(stack) - 1
+    while top >= 0 and isinstance(stack[top], M.Null):
+        top -= 1
+    return (top >= 0 and isinstance(stack[top], ast.expr) and not isinstance(stack[top], Marker)
+            and not facts.get(stack[top], Fact.TEMP, False))
 
 
 def same_code(a, b):

@@ -4,45 +4,89 @@ import ast
 
 from ..mismatch import Mismatch
 from ..symbolic import exprs as E
-from ..symbolic.markers import Marker
+from ..symbolic.markers import FuncMarker, Marker
 
-# parts of a template string that are no value of their own (3.14+: a conditional
-# expression cannot stand for one, only for the whole t-string)
-_FIELDS = (ast.Interpolation,) if hasattr(ast, "Interpolation") else ()
+# nodes that only stand inside their parent, no value of their own: a conditional
+# expression cannot stand for one (a field of an f-string or, 3.14+, a t-string, a
+# starred argument, a slice), only for what they hold or for the parent; like keyword
+# arguments they are split where they differ, at any depth (the arms built them)
+_PARTS = (ast.FormattedValue, ast.Starred, ast.Slice) + \
+    ((ast.Interpolation,) if hasattr(ast, "Interpolation") else ())
 
 
-def merge_exits(test, a, b, false_arm_shared=None):
-    """Two copies of one `return`/`raise` statement that differ in the value an arm of a
-    conditional expression computed: the statement with ``a if test else b`` there
-    (``false_arm_shared``: see ``merge_stacks``).
+def merge_arms(test, a, b, false_arm_shared=None):
+    """The statements of two arms that are copies of each other but for the value the
+    arms of a conditional expression computed: 3.10+ copies a short exit block into each
+    arm (`f(a if c else b); raise E` leaves twice; the copies of a `return x` are joined
+    again after the call), 3.11+ the end of the statement (`return g(a if c else b)`).
+    The statements with ``a if test else b`` where the first of them differs
+    (``false_arm_shared``: see ``merge_stacks``), or None.
 
-    What was evaluated before the test is the same node in both (it came from the stack);
-    what comes after the differing value is evaluated after the test either way and must
-    read the same. None when the copies differ in more than one place."""
+    The first statement takes the waiting value: what was evaluated before the test is the
+    same node in both (it came from the stack); what comes after the differing value is
+    evaluated after the test either way and must read the same, as must every statement
+    after it."""
+    if not a or len(a) != len(b) or not all(E.same_tree(x, y) for x, y in zip(a[1:], b[1:])):
+        return None
+    first = _merge_statement(test, a[0], b[0], false_arm_shared)
+    return None if first is None else [first] + list(a[1:])
 
-    def merged(x, y):
-        xs, ys = _eval_children(x), _eval_children(y)
-        if type(x) is not type(y) or xs is None or ys is None or len(xs) != len(ys) \
-                or _shape(x) != _shape(y):
-            return None
-        diff = [k for k, (cx, cy) in enumerate(zip(xs, ys)) if not E.same_expr(cx, cy)]
-        if not diff:
-            return None
-        k = diff[0]
-        if any(not _same_node(xs[j], ys[j]) for j in range(k)) or \
-                any(not E.same_expr(xs[j], ys[j]) for j in diff[1:]):
-            return None
-        inner = merged(xs[k], ys[k])
-        if inner is None:
-            if not isinstance(xs[k], ast.expr) or isinstance(xs[k], _FIELDS):
-                return None
-            inner = _either(test, xs[k], ys[k], false_arm_shared)
-        return _replace_child(x, xs[k], inner)
 
+def _merge_statement(test, a, b, false_arm_shared):
+    """``a`` and ``b`` as one statement with a conditional expression where they differ,
+    or None when they differ in more than one place."""
     if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value is not None \
             and b.value is not None and E.same_expr(a.value, b.value):
         return ast.Return(value=_either(test, a.value, b.value, false_arm_shared))
-    return merged(a, b)
+    return _descend(test, a, b, false_arm_shared, True)
+
+
+def _descend(test, x, y, false_arm_shared, copies=False):
+    """``x`` and ``y`` as one node with the conditional expression down where they
+    differ, when that is one child and every child evaluated before it is the same node
+    in both (it was on the stack before the test: the arms only finished building ``x``,
+    `f(k=a if c else b)` as `f(k=a)` and `f(k=b)`); else None. ``copies``: ``x`` and
+    ``y`` are copies of one statement, split at any depth (`return -(a if c else b)`);
+    else only a node with such a child before the difference is split (`-a if c else
+    -b` stays whole: the compiler folds `-1`, not `-(1 if c else 2)`)."""
+    if x is test or y is test or isinstance(x, Marker) or isinstance(y, Marker) or \
+            not isinstance(x, ast.AST) or type(x) is not type(y):
+        return None
+    if isinstance(x, ast.Slice):
+        return _descend_slice(test, x, y, false_arm_shared)
+    xs, ys = _eval_children(x), _eval_children(y)
+    if xs is None or ys is None or len(xs) != len(ys) or _shape(x) != _shape(y):
+        return None
+    diff = [k for k, (cx, cy) in enumerate(zip(xs, ys)) if not E.same_expr(cx, cy)]
+    if not diff:
+        return None
+    k = diff[0]
+    if (k == 0 and not copies and not isinstance(x, _PARTS + (ast.keyword,))) or \
+            any(not _same_node(xs[j], ys[j]) for j in range(k)) or \
+            any(not E.same_expr(xs[j], ys[j]) for j in diff[1:]):
+        return None
+    inner = _descend(test, xs[k], ys[k], false_arm_shared, copies)
+    if inner is None:
+        if not isinstance(xs[k], ast.expr) or isinstance(xs[k], _PARTS):
+            return None
+        inner = _flat_either(test, xs[k], ys[k], false_arm_shared)
+    return _replace_child(x, xs[k], inner)
+
+
+def _descend_slice(test, x, y, false_arm_shared):
+    """``_descend`` for two slices, whose bounds may be left out: one left out in one arm
+    only is None there (`s[i:j if c else None]`)."""
+    bounds = ("lower", "upper", "step")
+    xs, ys = [getattr(x, f) for f in bounds], [getattr(y, f) for f in bounds]
+    diff = [k for k in range(3) if not (xs[k] is None and ys[k] is None or
+                                        None not in (xs[k], ys[k]) and E.same_expr(xs[k], ys[k]))]
+    if len(diff) != 1 or any(xs[j] is not ys[j] for j in range(diff[0])):
+        return None
+    k = diff[0]
+    a, b = (v if v is not None else E.const(None) for v in (xs[k], ys[k]))
+    inner = _descend(test, a, b, false_arm_shared, True)
+    xs[k] = inner if inner is not None else _flat_either(test, a, b, false_arm_shared)
+    return ast.Slice(**dict(zip(bounds, xs)))
 
 
 def _same_node(a, b):
@@ -58,6 +102,8 @@ def _eval_children(node):
     whose children are not simply evaluated once, left to right."""
     if isinstance(node, ast.Dict):
         return [c for kv in zip(node.keys, node.values) for c in kv if c is not None]
+    if isinstance(node, ast.Assign):
+        return [node.value] + node.targets  # (the value first, then each target in turn)
     if isinstance(node, (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp,
                          ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
         return None
@@ -104,7 +150,13 @@ def merge_stacks(test, a_stack, b_stack, false_arm_shared=None):
 
 
 def _either(test, body, orelse, false_arm_shared):
-    """The value that is ``body`` when ``test`` holds, else ``orelse``."""
+    """The value that is ``body`` when ``test`` holds, else ``orelse``: the conditional
+    expression where the two differ (``_descend``), else of the whole."""
+    inner = _descend(test, body, orelse, false_arm_shared)
+    return inner if inner is not None else _flat_either(test, body, orelse, false_arm_shared)
+
+
+def _flat_either(test, body, orelse, false_arm_shared):
     if false_arm_shared is not None and isinstance(body, ast.BoolOp) and \
             isinstance(body.op, ast.Or) and false_arm_shared():
         joined = and_or(test, body, orelse)
@@ -139,9 +191,18 @@ def ifexp(test, body, orelse):
         return boolop(ast.Or, test, orelse)
     if orelse is test:
         return _chain_or_and(test, body)
-    if isinstance(test, Marker) or isinstance(body, Marker) or isinstance(orelse, Marker):
+    if isinstance(test, Marker) or _internal(body) or _internal(orelse):
         raise Mismatch("conditional expression over an internal value")
     return ast.IfExp(test=test, body=body, orelse=orelse)
+
+
+def _internal(value):
+    """Whether ``value`` has no source form as an arm of a conditional expression. A
+    lambda's function (a FuncMarker until it is used) is a value there: the session
+    makes it into the lambda expression (``session._materialize``)."""
+    if isinstance(value, FuncMarker):
+        return value.code.co_name != "<lambda>"
+    return isinstance(value, Marker)
 
 
 def _chain_or_and(left, right):

@@ -196,6 +196,7 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 # it leaves those values alone and runs no statement (checked below)
                 in_target = list(stack[:self._group_floor])
             emitted = len(out)
+            before = stack[:self._base] if self._base else ()
             handler = handlers.get(ins.opname)
             if handler is None:
                 handler = _handler(type(self), handlers, ins.opname)
@@ -219,9 +220,17 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                                    function=self.code.co_name, opname=ins.opname,
                                    offset=ins.offset)
                 self._group_computes = True
-            if len(out) != emitted or len(stack) < self._base:
-                # (a value from before the statement popped: a handler's exception)
+            if len(out) != emitted:
                 self._base = len(stack)
+            elif len(stack) < self._base:
+                # values from before this block taken: those left in place still are
+                # (a handler's exception popped), what was pushed instead belongs to the
+                # statement (a call of a callable loaded before a conditional expression
+                # or an inlined comprehension, whose arms or loop began this block)
+                k = 0
+                while k < len(stack) and stack[k] is before[k]:
+                    k += 1
+                self._base = k
 
 
 _HANDLERS = {}  # executor class -> {opname: its ``op_<opname>`` function}

@@ -146,9 +146,10 @@ class Operators:
     def _append(self, ins, stack, out, value, key=None):
         target = peek(stack, ins.arg)
         if ins.arg == 1 and key is None and isinstance(target, (ast.List, ast.Set)):
-            target.elts.append(value)  # display element after a starred part: [a, *b, c]
+            _grown(stack, 1).elts.append(value)  # display element after a starred part: [a, *b, c]
         elif ins.arg == 1 and key is not None and isinstance(target, ast.Dict):
-            target.keys.append(key)  # a big dict display is built item by item
+            target = _grown(stack, 1)  # a big dict display is built item by item
+            target.keys.append(key)
             target.values.append(value)
         elif self.temps and facts.get(target, Fact.TEMP, False):
             if key is None:
@@ -201,6 +202,7 @@ class Operators:
         if not isinstance(target, ast.List):
             self._mutate(target, "extend", [value], out)
             return
+        target = _grown(stack, ins.arg)
         if isinstance(value, ast.Tuple) and facts.has(value, Fact.CONST):
             target.elts.extend(value.elts)
         else:
@@ -212,6 +214,7 @@ class Operators:
         if not isinstance(target, ast.Set):
             self._mutate(target, "update", [value], out)
             return
+        target = _grown(stack, ins.arg)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "frozenset" \
                 and not value.keywords and len(value.args) == 1 and isinstance(value.args[0], ast.Set):
             target.elts.extend(value.args[0].elts)
@@ -233,6 +236,7 @@ class Operators:
         if not isinstance(target, ast.Dict):
             self._mutate(target, "update", [value], out)
             return
+        target = _grown(stack, ins.arg)
         if flatten and isinstance(value, ast.Dict):
             # the items of a big display come in chunks: {..., **{'r': n}} is {..., 'r': n}
             target.keys.extend(value.keys)
@@ -309,3 +313,17 @@ class Operators:
             stack.append(formatted(value.value, value.conversion, spec))
         else:
             stack.append(formatted(value, -1, spec))
+
+
+def _grown(stack, depth):
+    """The display being built at ``stack[-depth]``, replaced there by a copy for the
+    items about to be added: never grown in place, since the stack of each arm of a
+    branch holds the same node (3.10+ copies the rest of a call into each arm of a
+    conditional expression: `f(**big, k=a if c else b)` adds `k` in both)."""
+    old = peek(stack, depth)
+    new = type(old)(**{f: list(v) if isinstance(v, list) else v for f, v in ast.iter_fields(old)})
+    for fact in Fact:
+        if facts.has(old, fact):
+            facts.note(new, fact, facts.get(old, fact))
+    stack[-depth] = new
+    return new
