@@ -253,6 +253,32 @@ SNIPPETS = {
                     extra -= 1
             return out
     ''',
+    # 3.10+: a `continue` makes the head of `while a and b:` a loop of its own; the
+    # do-while's latch tests the whole condition again, over as many blocks
+    "while_and_continue_retests": '''
+        def f(a, b):
+            while a() and b():
+                if a():
+                    continue
+                b()
+            a()
+    ''',
+    "while_or_continue_retests": '''
+        def f(a, b, e):
+            while a() in b or b() in a:
+                assert e() is a
+                if e():
+                    continue
+                b()
+    ''',
+    # 3.10+: the head leaves when the value is None, the latch goes on when it is not
+    "while_not_none_if_continue": '''
+        def f(prev, curr, g):
+            while prev[curr] is not None:
+                if g:
+                    continue
+                g()
+    ''',
     # up to 3.9: a `continue` in an except clause before the if/else of another clause
     "except_clauses_continue_then_return": '''
         def f(names, mkdir, isdir):

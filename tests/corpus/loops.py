@@ -529,3 +529,87 @@ def continue_over_a_wide_jump(items):
             continue
         out.append((a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
     return out
+
+
+# 3.10+: `while` heads that a `continue` makes loops of their own; the latches test the
+# condition again (a compound one over several blocks; a None test the other way round)
+@case(([1, 2, 3, 4, 5],), ([],), ([None, 1],))
+def while_and_if_continue_at_end(xs):
+    out = []
+    it = iter(xs)
+    while it is not None and next(it, None) is not None:
+        if len(out) < 3:
+            out.append(len(out) or -1)
+            continue
+    return out
+
+
+@case(([1, 2, 3, 4],), ([],))
+def while_not_none_if_continue(xs):
+    out = []
+    it = iter(xs)
+    while next(it, None) is not None:
+        if len(out) < 2:
+            out.append(len(out))
+            continue
+    return out
+
+
+@case(([None, 0, 1, 2, 3, 4], 4), ([5, 6, 7], 9), ([], 1))
+def while_and_continue_then_if(xs, limit):
+    n = 0
+    out = []
+    while n < len(xs) and n < limit:
+        n += 1
+        if xs[n - 1] is None or xs[n - 1] % 3 == 0:
+            continue
+        if (xs[n - 1] if xs[n - 1] > 1 else 0) != 0:
+            out.append(n)
+    return n, out
+
+
+@case(([0, 1, 2, 13, 4, 5], 2), ([], 1))
+def while_or_assert_continue(xs, k):
+    seen = []
+    while len(seen) in xs or len(seen) + 10 in xs:
+        assert len(seen) % 1 == 0
+        seen.append(k)
+        if len(seen) % 2:
+            continue
+        seen.append(-k)
+    return seen
+
+
+@case(([3, 0, 5, 0, 2], [1, 2, 3, 8]), ([], []), ([9], [2]))
+def nested_while_continue_break(xs, ys):
+    out = []
+    i = 0
+    while i is not None:
+        i = i + 1 if i < len(xs) else None
+        if i is None or not xs[i - 1]:
+            continue
+        j = 0
+        while j is not None:
+            j += 1
+            if j > len(ys):
+                break
+            if ys[j - 1] % 2:
+                continue
+            elif ys[j - 1] > xs[i - 1]:
+                break
+            out.append((i, j))
+    return out
+
+
+@case(([1] * 6, [1] * 10), ([], [1]))
+def nested_while_not_continue_break(xs, ys):
+    it, jt, kt = iter(xs), iter(ys), iter(range(100))
+    while next(it, None) is not None:
+        if not next(kt) % 2:
+            continue
+        while next(jt, None) is not None:
+            if next(kt) % 3 == 0:
+                continue
+            elif next(kt) % 5 == 1:
+                break
+    return next(kt)

@@ -134,22 +134,26 @@ class Whiles:
         if trial is None:
             return None
         test, t_true, t_false, st = trial
-        folded = V.WHILE_HEAD_COMPOUND and (t_true in body) == (t_false in body)
-        if folded:  # `while a or b:` tested at the head: both of a's targets are in the loop
+        head = self._compound_head(blk, body, trial, ctx)
+        folded = head is not None or V.WHILE_HEAD_COMPOUND and (t_true in body) == (t_false in body)
+        if head is not None:
+            test, t_true, t_false, exit_, retests = head
+        elif folded:  # `while a or b:` tested at the head: both of a's targets are in the loop
             # (on the line of the head: an `if c: break` of the body's own folds the same)
             test, t_true, t_false = self._compound(blk, test, t_true, t_false, ctx, st,
                                                    line=blk.last.line)
             out = t_true if t_false in body else t_false
             if out in self.cfg.blocks and self.cfg[self.cfg.through_jumps(out)].last.opname in V.RAISES:
                 return None  # `if a and b: raise` heading a `while True:` body
-        if len(st) != len(stack) or (t_true in body) == (t_false in body):
-            return None
-        exit_ = t_false if t_true in body else t_true
-        if exit_ == self.cfg.fall(blk) and not folded and blk.id not in (t_true, t_false):
-            return None
-        retests = self._retest_latches(blk.id, test, t_true, t_false, exit_, st)
-        if retests is None:
-            return None
+        if head is None:
+            if len(st) != len(stack) or (t_true in body) == (t_false in body):
+                return None
+            exit_ = t_false if t_true in body else t_true
+            if exit_ == self.cfg.fall(blk) and not folded and blk.id not in (t_true, t_false):
+                return None
+            retests = self._retest_latches(blk.id, test, t_true, t_false, exit_, st)
+            if retests is None:
+                return None
         follow = self._loop_follow(body, [exit_], ctx)
         if follow is None:
             follow = exit_
@@ -181,34 +185,82 @@ class Whiles:
         node = ast.While(test=test, body=body_stmts or [ast.Pass()], orelse=orelse)
         return [node], follow, stack
 
-    def _retest_latches(self, header, test, t_true, t_false, exit_, stack):
-        """The latches that test ``test`` again at the end of a 3.10+ `while` body whose
+    def _compound_head(self, blk, body, trial, ctx):
+        """3.10+ `while a and b:` whose head is a loop (a `continue` jumps to it): the
+        head tests the whole compound condition, leaving the loop from one block or
+        another, and the do-while's latches test it again. (test, true target, false
+        target, exit, retest starts) of that reading, or None (a one-block test, or
+        latches that do not test the same)."""
+        if V.WHILE_TESTS_AT_HEAD:
+            return None
+        test, t_true, t_false, st = trial
+        test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, st)
+        if len(folded) < 2 or (t_true in body) == (t_false in body):
+            return None
+        exit_ = t_false if t_true in body else t_true
+        retests = self._retest_latches(blk.id, test, t_true, t_false, exit_, st, ctx, len(folded))
+        if not retests:
+            return None
+        return test, t_true, t_false, exit_, retests
+
+    def _retest_latches(self, header, test, t_true, t_false, exit_, stack, ctx=None, size=1):
+        """The blocks that test ``test`` again at the end of a 3.10+ `while` body whose
         head (``header``, a loop because `continue` jumps to it) tests it, going on to the
-        same blocks: the body's first one, or ``exit_``. [] up to 3.9, None when the loop
-        is no such `while`."""
+        same blocks: the body's first one, or ``exit_``. ``size``: how many blocks the
+        head's test takes (a compound test is tested again in as many, laid out in a row
+        that ends in the latch: the first of them is the retest). [] up to 3.9, None when
+        the loop is no such `while`."""
         if V.WHILE_TESTS_AT_HEAD:
             return []
         first = t_true if t_false == exit_ else t_false
         latches = self.latches.get(first)
         if not latches or first == header or header in latches:
             return None
-        through = self.cfg.through_jumps
+        into = test if t_true == first else E.negate(test)
+        starts, covered = [], set()
         for bid in latches:
-            lblk = self.cfg[bid]
-            if lblk.last.opname not in COND_JUMPS or lblk.last.opname in V.JUMP_OR_POP or \
-                    not same_entry(self.effective_handler(bid), self.effective_handler(first)):
+            if bid in covered:
+                continue
+            found = None
+            cand = self.cfg[bid]
+            for _ in range(size):
+                found = self._retest_at(cand, into, first, exit_, stack, ctx, size > 1)
+                if found is not None and bid in found or cand.id == first:
+                    break
+                cand = self.cfg.laid_out_before(cand.id)
+                if cand is None:
+                    break
+            if found is None or bid not in found:
                 return None
-            st = list(stack)
-            try:
-                self.ex.run(lblk.instrs[:-1], st, [])  # statements of the body, then the test
-                t2, tt, tf, keeps = self._condition(lblk, st)
-            except Mismatch:
-                return None
-            into, out = (tt, tf) if t_false == exit_ else (tf, tt)
-            if len(st) != len(stack) or not E.same_expr(t2, test) or into != first or \
-                    through(out) != through(exit_):
-                return None
-        return list(latches)
+            starts.append(cand.id)
+            covered |= found
+        return starts
+
+    def _retest_at(self, blk, into, first, exit_, stack, ctx, compound):
+        """The blocks of a test of the loop's condition (``into``: true when the body is
+        entered) that starts at block ``blk`` (after statements of the body) and goes on
+        to ``first`` or ``exit_``, or None. ``compound``: the test may take more blocks."""
+        if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP or \
+                not same_entry(self.effective_handler(blk.id), self.effective_handler(first)):
+            return None
+        st = list(stack)
+        try:
+            self.ex.run(blk.instrs[:-1], st, [])  # statements of the body, then the test
+            t2, tt, tf, _ = self._condition(blk, st)
+            folded = {blk.id}
+            if compound:
+                t2, tt, tf, folded = self._compound_folded(blk, t2, tt, tf, ctx, st)
+        except Mismatch:
+            return None
+        if len(st) != len(stack) or first not in (tt, tf):
+            return None
+        out = tf if tt == first else tt
+        again = t2 if tt == first else E.negate(t2)
+        through = self.cfg.through_jumps
+        if through(out) != through(exit_) or not (
+                E.same_expr(again, into) or E.same_expr(E.negate(again), E.negate(into))):
+            return None
+        return folded
 
     def _pure_condition(self, blk, stack):
         out = []
