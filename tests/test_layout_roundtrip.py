@@ -279,6 +279,18 @@ SNIPPETS = {
                     continue
                 g()
     ''',
+    # 3.13: no handler covers the `if` test (split over the jump back to the loop head)
+    # between the with body and the try statement nested in it
+    "with_for_if_try_except_pass": '''
+        def f(ctx, ms, new, E):
+            with ctx:
+                for m in ms:
+                    if m.c:
+                        try:
+                            new = m.f(new)
+                        except E:
+                            pass
+    ''',
     # up to 3.9: a `continue` in an except clause before the if/else of another clause
     "except_clauses_continue_then_return": '''
         def f(names, mkdir, isdir):

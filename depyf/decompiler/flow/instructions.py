@@ -227,22 +227,39 @@ def _exception_table_311(code, offset_to_index):
 
 
 def _cover_cond_jumps(instrs, entries):
-    """Join two ranges of one handler that only a conditional jump separates.
+    """Join two ranges of one handler that only a conditional jump separates, and give
+    a conditional jump between a range and one nested in it (a try statement starting
+    an `if` body in a with body) to the outer range.
 
     A conditional jump raises nothing, so whether the table covers it is the compiler's
-    choice: 3.13 leaves some out (after the dropped TO_BOOL), which would cut a try body
-    (or an inlined comprehension) in two at every test."""
+    choice: 3.13 leaves some out (after the dropped TO_BOOL, or one split over a jump
+    back to a loop head), which would cut a try body (or an inlined comprehension) in
+    two at every test."""
     entries = sorted(entries, key=lambda e: e.start)
     out = []
     for e in entries:
         prev = out[-1] if out else None
-        if (prev is not None and (prev.target, prev.depth, prev.lasti) == (e.target, e.depth, e.lasti)
-                and prev.end < e.start
-                and all(ins.opname in COND_JUMPS for ins in instrs[prev.end:e.start])):
+        gap = prev is not None and prev.end < e.start and \
+            all(ins.opname in COND_JUMPS for ins in instrs[prev.end:e.start])
+        if gap and (prev.target, prev.depth, prev.lasti) == (e.target, e.depth, e.lasti):
             out[-1] = prev._replace(end=e.end)
             continue
+        if gap and _nested_in(e, prev.target, entries):
+            out[-1] = prev._replace(end=e.start)
         out.append(e)
     return out
+
+
+def _nested_in(entry, target, entries):
+    """Whether the handler of ``entry`` runs under the handler at ``target`` (its code is
+    covered by a range that goes there, directly or through further handlers)."""
+    seen = set()
+    while entry is not None and entry.target not in seen:
+        seen.add(entry.target)
+        entry = next((e for e in entries if e.start <= entry.target < e.end), None)
+        if entry is not None and entry.target == target:
+            return True
+    return False
 
 
 def _exception_table_blockstack(instrs):

@@ -199,6 +199,11 @@ COVER = [
      [("NOP", None), ("POP_JUMP_IF_TRUE", 3), ("NOP", None), ("RETURN_VALUE", None)],
      [ExcEntry(0, 1, 9, 0, False), ExcEntry(2, 3, 9, 1, False)],
      [(0, 1, 9, 0, False), (2, 3, 9, 1, False)]),
+    ("a test before a range whose handler runs under the first one: the first covers it",
+     [("NOP", None), ("POP_JUMP_IF_TRUE", 3), ("NOP", None), ("RETURN_VALUE", None),
+      ("NOP", None), ("RERAISE", None)],
+     [ExcEntry(0, 1, 5, 1, True), ExcEntry(2, 3, 4, 2, False), ExcEntry(4, 5, 5, 1, True)],
+     [(0, 2, 5, 1, True), (2, 3, 4, 2, False), (4, 5, 5, 1, True)]),
 ]
 
 
