@@ -12,6 +12,7 @@ import pytest
 
 from depyf.bytecode import versions as V
 from depyf.decompiler.flow import instructions as I
+from depyf.decompiler.flow import ranges
 from depyf.decompiler.flow.instructions import ExcEntry, Instr, normalize
 
 
@@ -180,7 +181,7 @@ BLOCKSTACK = [
 
 @pytest.mark.parametrize("name, ops, expected", BLOCKSTACK, ids=[c[0] for c in BLOCKSTACK])
 def test_block_stack_exception_table(name, ops, expected):
-    assert [tuple(e) for e in I._exception_table_blockstack(_instrs(ops))] == expected
+    assert [tuple(e) for e in ranges.from_block_stack(_instrs(ops))] == expected
 
 
 COVER = [
@@ -209,4 +210,4 @@ COVER = [
 
 @pytest.mark.parametrize("name, ops, entries, expected", COVER, ids=[c[0] for c in COVER])
 def test_ranges_split_by_a_test_are_joined(name, ops, entries, expected):
-    assert [tuple(e) for e in I._cover_cond_jumps(_instrs(ops), entries)] == expected
+    assert [tuple(e) for e in ranges.cover_cond_jumps(_instrs(ops), entries)] == expected
