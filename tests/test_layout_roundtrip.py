@@ -291,6 +291,31 @@ SNIPPETS = {
                         except E:
                             pass
     ''',
+    # a chained comparison as the loop test: at the head (up to 3.9, or with a `continue`
+    # on 3.10+), and tested again at the end of the body (3.10+), where it starts in the
+    # block of the body's last statements
+    "while_chained_compare": '''
+        def f(x, n):
+            while 0 <= x < n:
+                x += 1
+            return x
+    ''',
+    "while_and_chained_compare": '''
+        def f(x, n, out):
+            while x and 0 <= x < n:
+                out.append(x)
+                x += 1
+            return x
+    ''',
+    "while_and_chained_compare_continue": '''
+        def f(x, n):
+            while x and 0 <= x < n:
+                x += 1
+                if x % 2:
+                    continue
+                x += 1
+            return x
+    ''',
     # up to 3.9: a `continue` in an except clause before the if/else of another clause
     "except_clauses_continue_then_return": '''
         def f(names, mkdir, isdir):

@@ -613,3 +613,30 @@ def nested_while_not_continue_break(xs, ys):
             elif next(kt) % 5 == 1:
                 break
     return next(kt)
+
+
+# a chained comparison as the loop test (3.11 refused it; 3.12/3.13 with a `continue`)
+@case((3, 10), (0, 4), (None, 4), (-2, 4))
+def while_and_chained_compare(x, n):
+    out = []
+    while x and 0 <= x < n:
+        out.append(x)
+        x += 1
+    return out, x
+
+
+@case((0, 3), (5, 2))
+def while_chained_compare_only(x, n):
+    while 0 <= x < n:
+        x += 1
+    return x
+
+
+@case((2, 9), (1, 9), (0, 3), (-1, 3))
+def while_and_chained_compare_continue(x, n):
+    while x and 0 <= x < n:
+        x += 1
+        if x % 2:
+            continue
+        x += 1
+    return x
