@@ -316,6 +316,20 @@ SNIPPETS = {
                 x += 1
             return x
     ''',
+    # 3.10+: a `while` whose body never goes back to the test reads like an `if`; a
+    # `break` in a finally body, dropping the value of a `return`, tells the loop
+    "while_return_break_in_finally": '''
+        def f(x):
+            n = 0
+            while n < 20:
+                n += 10
+                try:
+                    return n
+                finally:
+                    if x:
+                        break
+            return 'end', n
+    ''',
     # up to 3.9: a `continue` in an except clause before the if/else of another clause
     "except_clauses_continue_then_return": '''
         def f(names, mkdir, isdir):

@@ -640,3 +640,48 @@ def while_and_chained_compare_continue(x, n):
             continue
         x += 1
     return x
+
+
+# a `while` whose body never goes back to its test (each path returns, or breaks in a
+# finally body) compiles like an `if` (3.10+, and the break jumps where the if ends):
+# the break that drops the value of the `return` only a loop can hold (CPython's
+# test_grammar)
+@case((False,), (True,))
+def while_return_break_in_finally_in_for(x):
+    for count in [0, 1]:
+        count2 = 0
+        while count2 < 20:
+            count2 += 10
+            try:
+                return count + count2
+            finally:
+                if x:
+                    break
+    return "end", count, count2
+
+
+@case((False,), (True,))
+def while_return_break_in_finally(x):
+    n = 0
+    while n < 20:
+        n += 10
+        try:
+            return n
+        finally:
+            if x:
+                break
+    return "end", n
+
+
+@case((1, []), (2, []), (0, []))
+def while_return_break_in_finally_then_more(x, log):
+    while x:
+        log.append(x)
+        try:
+            return len(log)
+        finally:
+            if x > 1:
+                break
+            log.append(0)
+    log.append(-1)
+    return log

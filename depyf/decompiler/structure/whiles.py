@@ -334,6 +334,21 @@ class Whiles:
             return None
         return folded
 
+    def _while_without_back_edge(self, blk, test, first, follow, ctx, stack):
+        """`while c: B` whose body ``B`` never goes back to the test (each path returns
+        or breaks) compiles (3.10+) like `if c: B`, the breaks jumping to where the if
+        ends (``follow``). The loop read so (its test in ``blk``, the body from block
+        ``first``), or None when its body does not fit."""
+        body = self.cfg.reachable(first, ctx.sinks() | {follow}, ctx.region)
+        loop = Loop(blk.id, follow, body, set())
+        try:
+            stmts, st = self.seq(first, ctx.but(loop=loop, stop=None), stack)
+        except Mismatch:
+            return None
+        if st is not None:
+            return None
+        return ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
+
     def _pure_condition(self, blk, stack):
         out = []
         st = list(stack)
