@@ -685,3 +685,16 @@ def while_return_break_in_finally_then_more(x, log):
             log.append(0)
     log.append(-1)
     return log
+
+
+@case((2,), (0,))
+def while_raise_break_in_finally(n):
+    # 3.8: the break leaves the finally body (POP_FINALLY) for where the if ends
+    count = 0
+    while count < n:
+        count += 1
+        try:
+            1 / 0
+        finally:
+            break
+    return count

@@ -30,9 +30,11 @@ class Branches:
             self._if_arms(then_first, else_first, cond, merge, ctx, stack)
         if merged is not None:
             return [], merge, merged
-        if merge is not None and else_first == merge and cancels_and_goes_on(then_stmts):
-            # a path of the body drops the value of a `return` and goes on after the if:
-            # only a `break` in a finally body does that, of a `while` that never loops
+        if merge is not None and else_first == merge and (
+                cancels_and_goes_on(then_stmts) or self._finally_leaves_to(then_first, merge, ctx)):
+            # a path of the body drops the value of a `return` (or, 3.8, leaves a finally
+            # body) and goes on after the if: only a `break` in a finally body does that,
+            # of a `while` that never loops
             loop = self._while_without_back_edge(blk, cond, then_first, merge, ctx, stack)
             if loop is not None:
                 return [loop], merge, list(stack)

@@ -349,6 +349,20 @@ class Whiles:
             return None
         return ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
 
+    def _finally_leaves_to(self, first, merge, ctx):
+        """Whether a 3.8 finally body in the code from block ``first`` up to ``merge``
+        jumps there, leaving the finally (POP_FINALLY): a `break`, where ``merge`` is no
+        `continue` of the loop around."""
+        if ctx.loop is not None and merge in ctx.loop.continue_targets:
+            return False
+        through = self.cfg.through_jumps
+        for bid in self.cfg.reachable(first, ctx.sinks() | {merge}, ctx.region):
+            blk = self.cfg[bid]
+            if blk.last.opname == "JUMP" and through(self.cfg.target(blk.last)) == through(merge) and \
+                    any(i.opname == "POP_FINALLY" for i in blk.instrs):
+                return True
+        return False
+
     def _pure_condition(self, blk, stack):
         out = []
         st = list(stack)
