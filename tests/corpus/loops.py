@@ -698,3 +698,22 @@ def while_raise_break_in_finally(n):
         finally:
             break
     return count
+
+
+# 3.10/3.11: the breaks of a `while True:` around a try are copies of the function's
+# `return None`; the one inside the try body is no place where the loop ends
+@case(([1, 2, None, 3], True, []), ([1, 2], False, []), ([None], False, []))
+def while_true_try_if_break_except_break(items, flag, out):
+    it = iter(items)
+    while True:
+        try:
+            item = next(it)
+            if item is None:
+                if flag:
+                    out.append("stop")
+                break
+            out.append(item)
+            if flag:
+                out.append(-1)
+        except StopIteration:
+            break

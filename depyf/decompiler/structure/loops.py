@@ -31,6 +31,7 @@ class Loops:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
+        cands -= self._inside_nested_regions(cands, body, ctx)
         cands |= self._clause_breaks(body)
         # ways out that only raise (`if c: raise`, except clauses that raise, the re-raise
         # when no clause matched) go nowhere: they do not take part in where the loop
@@ -46,6 +47,22 @@ class Loops:
                     self.cfg[follow].instrs[0].opname not in ("POP_EXCEPT", "POP_BLOCK"):
                 return follow
         return self._follow_of(cands, exits, ctx, for_exit)
+
+    def _inside_nested_regions(self, cands, body, ctx):
+        """The blocks of ``cands`` inside a try/with region of the loop's own body (its
+        handler is not the loop's, and it protects some blocks of ``body``, not all as
+        one around the loop does): ways out of the loop from inside a statement of its
+        body (3.10+ copies the function's `return None` into such a `break`), never
+        where the loop ends."""
+        out = set()
+        for c in cands:
+            e = self.effective_handler(c) if c in self.cfg.blocks else None
+            if e is None or same_entry(e, ctx.handler) or self.cfg[c].instrs[0].opname == "POP_BLOCK":
+                continue  # (3.8-3.10: a block that leaves the region, e.g. for a `break`)
+            region = self.region_of(e)
+            if region & body and not body <= region:
+                out.add(c)
+        return out
 
     def _clause_breaks(self, body):
         """Where except clauses of try statements inside the loop ``body`` go on (after
