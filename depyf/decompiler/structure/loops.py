@@ -31,8 +31,16 @@ class Loops:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
-        cands -= self._inside_nested_regions(cands, body, ctx)
         cands |= self._clause_breaks(body)
+        follow = self._follow_among(cands, exits, ctx, for_exit)
+        if follow is not None and self._inside_nested_regions({follow}, body, ctx):
+            # (the loop cannot end inside a statement of its own body)
+            follow = self._follow_among(cands - self._inside_nested_regions(cands, body, ctx),
+                                        exits, ctx, for_exit)
+        return follow
+
+    def _follow_among(self, cands, exits, ctx, for_exit):
+        """Where a loop ends whose ways out lead to ``cands``."""
         # ways out that only raise (`if c: raise`, except clauses that raise, the re-raise
         # when no clause matched) go nowhere: they do not take part in where the loop
         # ends, unlike its own exits (a for loop's end may raise). Only when a break (a
@@ -52,8 +60,8 @@ class Loops:
         """The blocks of ``cands`` inside a try/with region of the loop's own body (its
         handler is not the loop's, and it protects some blocks of ``body``, not all as
         one around the loop does): ways out of the loop from inside a statement of its
-        body (3.10+ copies the function's `return None` into such a `break`), never
-        where the loop ends."""
+        body (3.10+ copies the function's `return None` into the `break` of an if in a
+        try body), which may lead to where the loop ends but never are that place."""
         out = set()
         for c in cands:
             e = self.effective_handler(c) if c in self.cfg.blocks else None
