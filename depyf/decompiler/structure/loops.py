@@ -57,18 +57,20 @@ class Loops:
         return self._follow_of(cands, exits, ctx, for_exit)
 
     def _inside_nested_regions(self, cands, body, ctx):
-        """The blocks of ``cands`` inside a try/with region of the loop's own body (its
-        handler is not the loop's, and it protects some blocks of ``body``, not all as
-        one around the loop does): ways out of the loop from inside a statement of its
-        body (3.10+ copies the function's `return None` into the `break` of an if in a
-        try body), which may lead to where the loop ends but never are that place."""
+        """The blocks of ``cands`` inside a try/with region of the loop's own body (one
+        that protects blocks of ``body`` and is neither the loop's handler nor one around
+        it): ways out of the loop from inside a statement of its body (3.10+ copies the
+        function's `return None` into the `break` of an if in a try body), which may lead
+        to where the loop ends but never are that place."""
+        around = set()
+        if ctx.handler is not None:
+            around = {ctx.handler.target} | {e.target for e in self.handler_chain(ctx.handler.target)}
         out = set()
         for c in cands:
             e = self.effective_handler(c) if c in self.cfg.blocks else None
-            if e is None or same_entry(e, ctx.handler) or self.cfg[c].instrs[0].opname == "POP_BLOCK":
+            if e is None or e.target in around or self.cfg[c].instrs[0].opname == "POP_BLOCK":
                 continue  # (3.8-3.10: a block that leaves the region, e.g. for a `break`)
-            region = self.region_of(e)
-            if region & body and not body <= region:
+            if self.region_of(e) & body:
                 out.add(c)
         return out
 
