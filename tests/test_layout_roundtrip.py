@@ -253,6 +253,83 @@ SNIPPETS = {
                     extra -= 1
             return out
     ''',
+    # 3.10+: a `continue` makes the head of `while a and b:` a loop of its own; the
+    # do-while's latch tests the whole condition again, over as many blocks
+    "while_and_continue_retests": '''
+        def f(a, b):
+            while a() and b():
+                if a():
+                    continue
+                b()
+            a()
+    ''',
+    "while_or_continue_retests": '''
+        def f(a, b, e):
+            while a() in b or b() in a:
+                assert e() is a
+                if e():
+                    continue
+                b()
+    ''',
+    # 3.10+: the head leaves when the value is None, the latch goes on when it is not
+    "while_not_none_if_continue": '''
+        def f(prev, curr, g):
+            while prev[curr] is not None:
+                if g:
+                    continue
+                g()
+    ''',
+    # 3.13: no handler covers the `if` test (split over the jump back to the loop head)
+    # between the with body and the try statement nested in it
+    "with_for_if_try_except_pass": '''
+        def f(ctx, ms, new, E):
+            with ctx:
+                for m in ms:
+                    if m.c:
+                        try:
+                            new = m.f(new)
+                        except E:
+                            pass
+    ''',
+    # a chained comparison as the loop test: at the head (up to 3.9, or with a `continue`
+    # on 3.10+), and tested again at the end of the body (3.10+), where it starts in the
+    # block of the body's last statements
+    "while_chained_compare": '''
+        def f(x, n):
+            while 0 <= x < n:
+                x += 1
+            return x
+    ''',
+    "while_and_chained_compare": '''
+        def f(x, n, out):
+            while x and 0 <= x < n:
+                out.append(x)
+                x += 1
+            return x
+    ''',
+    "while_and_chained_compare_continue": '''
+        def f(x, n):
+            while x and 0 <= x < n:
+                x += 1
+                if x % 2:
+                    continue
+                x += 1
+            return x
+    ''',
+    # 3.10+: a `while` whose body never goes back to the test reads like an `if`; a
+    # `break` in a finally body, dropping the value of a `return`, tells the loop
+    "while_return_break_in_finally": '''
+        def f(x):
+            n = 0
+            while n < 20:
+                n += 10
+                try:
+                    return n
+                finally:
+                    if x:
+                        break
+            return 'end', n
+    ''',
     # up to 3.9: a `continue` in an except clause before the if/else of another clause
     "except_clauses_continue_then_return": '''
         def f(names, mkdir, isdir):

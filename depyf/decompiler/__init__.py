@@ -9,7 +9,8 @@ The folders are the stages, in the order data flows through them::
                                  (linear on 3.8-3.10, whose dis is quadratic)
     flow/             instructions  normalize(code): one ``Instr`` per instruction (a table
                                     of per-family expanders), jump targets resolved,
-                                    exception entries
+                                    exception entries (``ranges``: one table for every
+                                    version; ``opsets``: which opcodes jump, test, end)
                       cfg           basic blocks, jump and exception edges
                       exits         the compiler's copied exit blocks joined
                       dominance     dominators; postdominator trees (where branches meet),

@@ -529,3 +529,191 @@ def continue_over_a_wide_jump(items):
             continue
         out.append((a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
     return out
+
+
+# 3.10+: `while` heads that a `continue` makes loops of their own; the latches test the
+# condition again (a compound one over several blocks; a None test the other way round)
+@case(([1, 2, 3, 4, 5],), ([],), ([None, 1],))
+def while_and_if_continue_at_end(xs):
+    out = []
+    it = iter(xs)
+    while it is not None and next(it, None) is not None:
+        if len(out) < 3:
+            out.append(len(out) or -1)
+            continue
+    return out
+
+
+@case(([1, 2, 3, 4],), ([],))
+def while_not_none_if_continue(xs):
+    out = []
+    it = iter(xs)
+    while next(it, None) is not None:
+        if len(out) < 2:
+            out.append(len(out))
+            continue
+    return out
+
+
+@case(([None, 0, 1, 2, 3, 4], 4), ([5, 6, 7], 9), ([], 1))
+def while_and_continue_then_if(xs, limit):
+    n = 0
+    out = []
+    while n < len(xs) and n < limit:
+        n += 1
+        if xs[n - 1] is None or xs[n - 1] % 3 == 0:
+            continue
+        if (xs[n - 1] if xs[n - 1] > 1 else 0) != 0:
+            out.append(n)
+    return n, out
+
+
+@case(([0, 1, 2, 13, 4, 5], 2), ([], 1))
+def while_or_assert_continue(xs, k):
+    seen = []
+    while len(seen) in xs or len(seen) + 10 in xs:
+        assert len(seen) % 1 == 0
+        seen.append(k)
+        if len(seen) % 2:
+            continue
+        seen.append(-k)
+    return seen
+
+
+@case(([3, 0, 5, 0, 2], [1, 2, 3, 8]), ([], []), ([9], [2]))
+def nested_while_continue_break(xs, ys):
+    out = []
+    i = 0
+    while i is not None:
+        i = i + 1 if i < len(xs) else None
+        if i is None or not xs[i - 1]:
+            continue
+        j = 0
+        while j is not None:
+            j += 1
+            if j > len(ys):
+                break
+            if ys[j - 1] % 2:
+                continue
+            elif ys[j - 1] > xs[i - 1]:
+                break
+            out.append((i, j))
+    return out
+
+
+@case(([1] * 6, [1] * 10), ([], [1]))
+def nested_while_not_continue_break(xs, ys):
+    it, jt, kt = iter(xs), iter(ys), iter(range(100))
+    while next(it, None) is not None:
+        if not next(kt) % 2:
+            continue
+        while next(jt, None) is not None:
+            if next(kt) % 3 == 0:
+                continue
+            elif next(kt) % 5 == 1:
+                break
+    return next(kt)
+
+
+# a chained comparison as the loop test (3.11 refused it; 3.12/3.13 with a `continue`)
+@case((3, 10), (0, 4), (None, 4), (-2, 4))
+def while_and_chained_compare(x, n):
+    out = []
+    while x and 0 <= x < n:
+        out.append(x)
+        x += 1
+    return out, x
+
+
+@case((0, 3), (5, 2))
+def while_chained_compare_only(x, n):
+    while 0 <= x < n:
+        x += 1
+    return x
+
+
+@case((2, 9), (1, 9), (0, 3), (-1, 3))
+def while_and_chained_compare_continue(x, n):
+    while x and 0 <= x < n:
+        x += 1
+        if x % 2:
+            continue
+        x += 1
+    return x
+
+
+# a `while` whose body never goes back to its test (each path returns, or breaks in a
+# finally body) compiles like an `if` (3.10+, and the break jumps where the if ends):
+# the break that drops the value of the `return` only a loop can hold (CPython's
+# test_grammar)
+@case((False,), (True,))
+def while_return_break_in_finally_in_for(x):
+    for count in [0, 1]:
+        count2 = 0
+        while count2 < 20:
+            count2 += 10
+            try:
+                return count + count2
+            finally:
+                if x:
+                    break
+    return "end", count, count2
+
+
+@case((False,), (True,))
+def while_return_break_in_finally(x):
+    n = 0
+    while n < 20:
+        n += 10
+        try:
+            return n
+        finally:
+            if x:
+                break
+    return "end", n
+
+
+@case((1, []), (2, []), (0, []))
+def while_return_break_in_finally_then_more(x, log):
+    while x:
+        log.append(x)
+        try:
+            return len(log)
+        finally:
+            if x > 1:
+                break
+            log.append(0)
+    log.append(-1)
+    return log
+
+
+@case((2,), (0,))
+def while_raise_break_in_finally(n):
+    # 3.8: the break leaves the finally body (POP_FINALLY) for where the if ends
+    count = 0
+    while count < n:
+        count += 1
+        try:
+            1 / 0
+        finally:
+            break
+    return count
+
+
+# 3.10/3.11: the breaks of a `while True:` around a try are copies of the function's
+# `return None`; the one inside the try body is no place where the loop ends
+@case(([1, 2, None, 3], True, []), ([1, 2], False, []), ([None], False, []))
+def while_true_try_if_break_except_break(items, flag, out):
+    it = iter(items)
+    while True:
+        try:
+            item = next(it)
+            if item is None:
+                if flag:
+                    out.append("stop")
+                break
+            out.append(item)
+            if flag:
+                out.append(-1)
+        except StopIteration:
+            break

@@ -492,3 +492,18 @@ def with_try_except_tuple_as_pass_then_raise(log, n):
         except (ZeroDivisionError, IndexError) as e:
             pass
     raise AssertionError()
+
+
+@case(([], [1, 0, 2, 3, "x"], 1), ([], [], 5))
+def with_for_if_try_except_pass(log, items, acc):
+    # 3.13: the test of the `if`, split over the jump back to the loop head, is covered by
+    # no handler, between the with body and the try nested in it
+    with CM(log, "a"):
+        for item in items:
+            if item:
+                try:
+                    acc = acc * item
+                    log.append(acc + 1)
+                except TypeError:
+                    pass
+    return log, acc

@@ -7,14 +7,13 @@ exception table for every version (derived from the SETUP_* block stack up to 3.
 Jump targets are instruction *indexes* into the normalized list.
 """
 import bisect
-from collections import namedtuple
 
-from ...bytecode import exctable
 from ...bytecode import raw as raw_reader
 from ...bytecode import versions as V
-from . import spelled
-
-ExcEntry = namedtuple("ExcEntry", "start end target depth lasti")  # indexes, end exclusive
+from . import ranges, spelled
+# the vocabulary of normalized instructions: the later stages import it from here
+from .opsets import COND_JUMPS, EXPLICIT_BACK, IMPLICIT_BACK, JUMPS, TERMINATORS  # noqa: F401
+from .ranges import ExcEntry  # noqa: F401
 
 
 class Instr:
@@ -37,19 +36,6 @@ class Instr:
         return "<%d %s %r%s>" % (self.index, self.opname, self.argval, t)
 
 
-JUMPS = {"JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
-         "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP",
-         "FOR_ITER", "SEND", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
-         "CALL_FINALLY", "SETUP_CLEANUP", "JUMP_IF_NOT_EXC_MATCH", "END_ASYNC_FOR_TARGET"}
-COND_JUMPS = {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
-              "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"}
-# instructions after which control never falls through to the next one
-TERMINATORS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"}
-# ``extra`` of a conditional jump back to a loop head that stands for falling off the end
-# of the loop body (see ``_fold_backward_cond_jumps``)
-IMPLICIT_BACK = "implicit-back"
-# ... and of one that stands for a `continue` statement of its own after the test
-EXPLICIT_BACK = "explicit-back"
 
 
 # -- one dis.Instruction -> normalized Instrs: one small function per family -------------
@@ -221,74 +207,6 @@ def _expanders():
 _EXPANDERS = _expanders()
 
 
-def _exception_table_311(code, offset_to_index):
-    """co_exceptiontable (3.11+) as ExcEntry with instruction indexes."""
-    return [ExcEntry(offset_to_index(e.start), offset_to_index(e.end), offset_to_index(e.target),
-                     e.depth, e.lasti) for e in exctable.parse(code)]
-
-
-def _cover_cond_jumps(instrs, entries):
-    """Join two ranges of one handler that only a conditional jump separates.
-
-    A conditional jump raises nothing, so whether the table covers it is the compiler's
-    choice: 3.13 leaves some out (after the dropped TO_BOOL), which would cut a try body
-    (or an inlined comprehension) in two at every test."""
-    entries = sorted(entries, key=lambda e: e.start)
-    out = []
-    for e in entries:
-        prev = out[-1] if out else None
-        if (prev is not None and (prev.target, prev.depth, prev.lasti) == (e.target, e.depth, e.lasti)
-                and prev.end < e.start
-                and all(ins.opname in COND_JUMPS for ins in instrs[prev.end:e.start])):
-            out[-1] = prev._replace(end=e.end)
-            continue
-        out.append(e)
-    return out
-
-
-def _exception_table_blockstack(instrs):
-    """Up to 3.10: derive handler ranges by simulating the SETUP_*/POP_BLOCK block stack."""
-    n = len(instrs)
-    state = [None] * n  # tuple of handler indexes (innermost last) at each instruction
-    work = [(0, ())]
-    while work:
-        i, stack = work.pop()
-        while i < n:
-            if state[i] is not None:
-                break
-            state[i] = stack
-            ins = instrs[i]
-            op = ins.opname
-            if op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
-                work.append((ins.target, stack))
-                stack = stack + (ins.target,)
-            elif op == "POP_BLOCK":
-                stack = stack[:-1]
-            elif op == "CALL_FINALLY":  # 3.8: runs the finally body as a subroutine
-                work.append((ins.target, stack))
-            if ins.target is not None and op in JUMPS and op not in (
-                    "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"):
-                work.append((ins.target, stack))
-            if op in TERMINATORS:
-                break
-            i += 1
-    for i in range(1, n):
-        # `return x` inside try: POP_BLOCK comes before RETURN_VALUE, yet the return
-        # belongs to the try body (3.11+ covers it with the handler too)
-        if instrs[i].opname == "RETURN_VALUE" and instrs[i - 1].opname == "POP_BLOCK" and \
-                state[i - 1] is not None:
-            state[i] = state[i - 1]
-    entries = []
-    cur, start = None, 0
-    for i in range(n + 1):
-        h = state[i][-1] if i < n and state[i] else None
-        if h != cur:
-            if cur is not None:
-                entries.append(ExcEntry(start, i, cur, 0, False))
-            cur, start = h, i
-    return entries
-
-
 def _fold_backward_cond_jumps(out):
     """POP_JUMP_IF_X L; JUMP_BACKWARD H; L:  ->  POP_JUMP_IF_NOT_X H (targets are offsets).
 
@@ -394,7 +312,7 @@ def normalize(code):
         if ins.target is not None:
             ins.target = offset_to_index(ins.target) if ins.opname in JUMPS else None
     if V.HAS_EXCEPTION_TABLE:
-        entries = _cover_cond_jumps(out, _exception_table_311(code, offset_to_index))
+        entries = ranges.cover_cond_jumps(out, ranges.from_table_311(code, offset_to_index))
     else:
-        entries = _exception_table_blockstack(out)
+        entries = ranges.from_block_stack(out)
     return out, entries

@@ -9,7 +9,7 @@ from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS, EXPLICIT_BACK, IMPLICIT_BACK
 from .. import facts
 from ..facts import Fact
-from .helpers import same_entry
+from .helpers import cancels_and_goes_on, same_entry
 from .values import ifexp, merge_stacks
 
 
@@ -30,6 +30,14 @@ class Branches:
             self._if_arms(then_first, else_first, cond, merge, ctx, stack)
         if merged is not None:
             return [], merge, merged
+        if merge is not None and else_first == merge and (
+                cancels_and_goes_on(then_stmts) or self._finally_leaves_to(then_first, merge, ctx)):
+            # a path of the body drops the value of a `return` (or, 3.8, leaves a finally
+            # body) and goes on after the if: only a `break` in a finally body does that,
+            # of a `while` that never loops
+            loop = self._while_without_back_edge(blk, cond, then_first, merge, ctx, stack)
+            if loop is not None:
+                return [loop], merge, list(stack)
         node = ast.If(test=cond, body=then_stmts or [ast.Pass()], orelse=else_stmts)
         if self._skips_through_jump(then_first, ctx) or self._skips_through_jump(else_first, ctx):
             facts.note(node, Fact.TEST_OWN_LINE, True)

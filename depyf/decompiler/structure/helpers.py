@@ -93,3 +93,20 @@ def appends_to(stmts, acc):
 # how far into a with statement's handler its __exit__ call (awaited for async with)
 # and the test of what it returned lie
 WITH_EXIT_WINDOW = 12
+
+
+def cancels_and_goes_on(stmts):
+    """Whether a list in ``stmts`` (nested statements included, nested code not) ends in
+    the dropped value of a `return` (``Fact.RETURN_CANCELLED``): the path goes on past it
+    with no break/continue of its own."""
+    if stmts and isinstance(stmts[-1], ast.Expr) and facts.get(stmts[-1], Fact.RETURN_CANCELLED, False):
+        return True
+    for s in stmts:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            if cancels_and_goes_on(getattr(s, field, None) or []):
+                return True
+        if any(cancels_and_goes_on(h.body) for h in getattr(s, "handlers", ())):
+            return True
+    return False

@@ -32,6 +32,15 @@ class Loops:
                     cands.add(s)
         cands.discard(None)
         cands |= self._clause_breaks(body)
+        follow = self._follow_among(cands, exits, ctx, for_exit)
+        if follow is not None and self._inside_nested_regions({follow}, body, ctx):
+            # (the loop cannot end inside a statement of its own body)
+            follow = self._follow_among(cands - self._inside_nested_regions(cands, body, ctx),
+                                        exits, ctx, for_exit)
+        return follow
+
+    def _follow_among(self, cands, exits, ctx, for_exit):
+        """Where a loop ends whose ways out lead to ``cands``."""
         # ways out that only raise (`if c: raise`, except clauses that raise, the re-raise
         # when no clause matched) go nowhere: they do not take part in where the loop
         # ends, unlike its own exits (a for loop's end may raise). Only when a break (a
@@ -46,6 +55,24 @@ class Loops:
                     self.cfg[follow].instrs[0].opname not in ("POP_EXCEPT", "POP_BLOCK"):
                 return follow
         return self._follow_of(cands, exits, ctx, for_exit)
+
+    def _inside_nested_regions(self, cands, body, ctx):
+        """The blocks of ``cands`` inside a try/with region of the loop's own body (one
+        that protects blocks of ``body`` and is neither the loop's handler nor one around
+        it): ways out of the loop from inside a statement of its body (3.10+ copies the
+        function's `return None` into the `break` of an if in a try body), which may lead
+        to where the loop ends but never are that place."""
+        around = set()
+        if ctx.handler is not None:
+            around = {ctx.handler.target} | {e.target for e in self.handler_chain(ctx.handler.target)}
+        out = set()
+        for c in cands:
+            e = self.effective_handler(c) if c in self.cfg.blocks else None
+            if e is None or e.target in around or self.cfg[c].instrs[0].opname == "POP_BLOCK":
+                continue  # (3.8-3.10: a block that leaves the region, e.g. for a `break`)
+            if self.region_of(e) & body:
+                out.add(c)
+        return out
 
     def _clause_breaks(self, body):
         """Where except clauses of try statements inside the loop ``body`` go on (after

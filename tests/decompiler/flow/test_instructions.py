@@ -12,6 +12,7 @@ import pytest
 
 from depyf.bytecode import versions as V
 from depyf.decompiler.flow import instructions as I
+from depyf.decompiler.flow import ranges
 from depyf.decompiler.flow.instructions import ExcEntry, Instr, normalize
 
 
@@ -180,7 +181,7 @@ BLOCKSTACK = [
 
 @pytest.mark.parametrize("name, ops, expected", BLOCKSTACK, ids=[c[0] for c in BLOCKSTACK])
 def test_block_stack_exception_table(name, ops, expected):
-    assert [tuple(e) for e in I._exception_table_blockstack(_instrs(ops))] == expected
+    assert [tuple(e) for e in ranges.from_block_stack(_instrs(ops))] == expected
 
 
 COVER = [
@@ -199,9 +200,14 @@ COVER = [
      [("NOP", None), ("POP_JUMP_IF_TRUE", 3), ("NOP", None), ("RETURN_VALUE", None)],
      [ExcEntry(0, 1, 9, 0, False), ExcEntry(2, 3, 9, 1, False)],
      [(0, 1, 9, 0, False), (2, 3, 9, 1, False)]),
+    ("a test before a range whose handler runs under the first one: the first covers it",
+     [("NOP", None), ("POP_JUMP_IF_TRUE", 3), ("NOP", None), ("RETURN_VALUE", None),
+      ("NOP", None), ("RERAISE", None)],
+     [ExcEntry(0, 1, 5, 1, True), ExcEntry(2, 3, 4, 2, False), ExcEntry(4, 5, 5, 1, True)],
+     [(0, 2, 5, 1, True), (2, 3, 4, 2, False), (4, 5, 5, 1, True)]),
 ]
 
 
 @pytest.mark.parametrize("name, ops, entries, expected", COVER, ids=[c[0] for c in COVER])
 def test_ranges_split_by_a_test_are_joined(name, ops, entries, expected):
-    assert [tuple(e) for e in I._cover_cond_jumps(_instrs(ops), entries)] == expected
+    assert [tuple(e) for e in ranges.cover_cond_jumps(_instrs(ops), entries)] == expected
