@@ -12,6 +12,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
 
+# One line per measurement of the run (fallback count, decompile proofs, the dump walk);
+# conftest prints them at the end, under the torch and Python versions (the torch matrix
+# reads them from there).
+SUMMARY = []
+
+
+def summarize(line):
+    SUMMARY.append(line)
+    print("\n" + line)
+
+
 def dumped_py_files(root):
     return sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True))
 

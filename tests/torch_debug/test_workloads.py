@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import depyf
-from support import assert_all_compile, assert_bitwise_equal
+from support import assert_all_compile, assert_bitwise_equal, summarize
 from workloads import WORKLOADS
 
 try:
@@ -106,7 +106,8 @@ HF_NAMES = ["hf_bert", "hf_gpt2_labels", "hf_llama", "hf_t5", "hf_gpt2_generate"
 @pytest.mark.parametrize("name", HF_NAMES)
 def test_transformers_workload(name, dump_root, no_pause):
     if name not in HF_WORKLOADS:
-        pytest.skip("transformers is not installed")
+        # the torch matrix leaves transformers out where no pinned release fits that torch
+        pytest.skip(os.environ.get("DEPYF_TEST_NO_TRANSFORMERS") or "transformers is not installed")
     check_workload(name, "eager", HF_WORKLOADS, dump_root)
 
 
@@ -138,8 +139,8 @@ def test_every_transformed_code_is_decompiled_and_running(dump_root, no_pause):
         for name in WORKLOADS:
             check_workload(name, "eager", WORKLOADS, dump_root)
         used, fell_back, details = _overview_counts(dump_root)
-    print("\ntransformed/resume code objects: %d decompiled and running, %d fell back to "
-          "Dynamo's bytecode" % (used, fell_back))
+    summarize("transformed/resume code objects: %d decompiled and running, %d fell back to "
+              "Dynamo's bytecode" % (used, fell_back))
     for line in details:
         print("  fallback:", line)
     assert used + fell_back > 0
@@ -165,8 +166,8 @@ def test_public_decompile_proves_every_generated_code(no_pause):
         else:
             # a def (a closure's `nonlocal` needs its enclosing function to compile)
             assert isinstance(ast.parse(source).body[0], ast.FunctionDef), source
-    print("\ndepyf.decompile on Dynamo's generated code objects: %d of %d proven"
-          % (len(GENERATED) - len(refused), len(GENERATED)))
+    summarize("depyf.decompile on Dynamo's generated code objects: %d of %d proven"
+              % (len(GENERATED) - len(refused), len(GENERATED)))
     for line in refused:
         print("  refused:", line)
     assert GENERATED
