@@ -241,6 +241,7 @@ class TransformedCodeHook:
         frame_globals = adapter.frame_globals_being_compiled(code)
         uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
         session.note_original(code)
+        resume_codes = []
         if frame_globals is not None:
             for name in new_code.co_names:
                 if name.startswith("__resume_"):
@@ -248,6 +249,8 @@ class TransformedCodeHook:
                     resume_code = getattr(fn, "__code__", None)
                     if resume_code is not None:
                         session.note_original(resume_code, parent=code)
+                        resume_codes.append(resume_code)
+        overview.note_unreported_breaks(session, key, code, resume_codes)
         compile_info.note_trigger(session, key, adapter.user_stack())
         record = self._new_record(code, new_code, key)
         record.links = resume.callee_lines(session, code) + resume.caller_lines(resume.resume_links(

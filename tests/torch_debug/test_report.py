@@ -10,6 +10,8 @@ from report_support import Page, as_two_ranks, broken_links, report_pages, toy_e
 from support import REPO
 
 from depyf import report
+from depyf.torch_debug import adapter
+from depyf.torch_debug.overview import UNREPORTED
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +31,12 @@ def test_index_lists_the_function_with_its_facts(toy_dump):
     rows = page.with_class("a", "fn")
     assert [a["href"] for a in rows] == ["depyf_report/main/fn_toy_example_0.html"]
     text = read(index)
-    assert "GB0170" in text and "Data-dependent branching" in text
+    if UNREPORTED in text:  # torch before 2.5: where it broke, but not why
+        assert "Data-dependent branching" not in text
+    else:
+        assert "Data-dependent branching" in text
+        if adapter.graph_break_id("Data-dependent branching"):  # (torch 2.9+ has graph-break ids)
+            assert "GB0170" in text
     assert page.with_class("table", "sortable")
     assert "<script src" not in text and "<link" not in text  # nothing to fetch
 
