@@ -44,6 +44,12 @@ TORCH_TEST_DEPS = ["transformers==5.23.0", "debugpy==1.8.22"]  # pinned: known t
 TORCH_RELEASES = ["2.15.0", "2.14.1", "2.13.0", "2.12.1", "2.11.0", "2.10.0", "2.9.1",
                   "2.8.0", "2.7.1", "2.6.0", "2.5.1", "2.4.1", "2.3.1", "2.2.2"]
 TORCH_LOWER_BOUND = "2.4.1"  # the oldest release the smoke suite passes on (pyproject: torch>=2.4)
+# Releases on which the decompiler does not yet read every code object Dynamo makes: the
+# smoke tests that need every one of them to run as decompiled code (the fallback gate,
+# depyf.decompile on every generated code object, breakpoints in transformed code) then
+# expect failure and report how many fell back (support.expect_gap); the gate fails when a
+# listed release has no fallback left, so remove it then. The pinned full suite has none.
+TORCH_DECOMPILER_GAPS = {}
 # Other Pythons torch supports: the newest release with wheels for each (2.15 has no cp310).
 TORCH_PYTHONS = {"3.10": "2.14.1", "3.12": "2.15.0", "3.13": "2.15.0"}
 # The smoke suite, in one place: every workload with and without prepare_debug and under
@@ -78,13 +84,18 @@ ROUNDTRIP_BUDGET = 150.0  # seconds per version; objects left over are counted a
 # 3.13); the floors sit just under them.
 ROUNDTRIP_REQUIRE = {"decompiled": 100.0, "compiles": 100.0, "equal": 97.0, "proven": 99.8}
 
+def _minor(release):
+    return tuple(int(part) for part in release.split(".")[:2])
+
+
 # Python 3.14 has no native interpreter on these machines: the launcher runs pyodide's
 # CPython 3.14 (WebAssembly) under node, installing it on first use into a cache folder.
 PYODIDE_PYTHON = os.path.join("tools", "pyodide", "python3.14")
 PYODIDE_SITE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                             "depyf", "site-3.14")
 
-nox.options.sessions = ["tests", "tests-3.14", "roundtrip", "roundtrip-3.14", "torch"]
+nox.options.sessions = ["tests", "tests-3.14", "roundtrip", "roundtrip-3.14", "torch",
+                        "torch-%d.%d" % _minor(TORCH_RELEASES[0]), "torch-%d.%d" % _minor(TORCH_LOWER_BOUND)]
 nox.options.reuse_venv = "yes"
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
@@ -171,10 +182,6 @@ def torch(session):
     session.run("python", "-m", "pytest", "tests/torch_debug", "-q", "-ra", *session.posargs)
 
 
-def _minor(release):
-    return tuple(int(part) for part in release.split(".")[:2])
-
-
 def _torch_smoke_requirements(release):
     """What a smoke environment installs next to torch==release, and why it leaves out
     transformers where it does (the tests that need it skip with that reason)."""
@@ -184,8 +191,9 @@ def _torch_smoke_requirements(release):
         requirements.append(TORCH_TEST_DEPS[0])
     else:
         skip_reason = "%s needs torch>=2.6 (this environment: torch %s)" % (TORCH_TEST_DEPS[0], release)
-    if _minor(release) < (2, 4):
-        requirements.append("numpy<2")  # built against NumPy 1.x
+    # torch warns at import without NumPy (transformers brings it where it is installed);
+    # releases before 2.3 were built against NumPy 1.x
+    requirements.append("numpy<2" if _minor(release) < (2, 3) else "numpy")
     return requirements, skip_reason
 
 
@@ -199,6 +207,8 @@ def _torch_smoke(session, release):
     session.env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     if skip_reason:
         session.env["DEPYF_TEST_NO_TRANSFORMERS"] = skip_reason
+    if release in TORCH_DECOMPILER_GAPS:
+        session.env["DEPYF_TORCH_DECOMPILER_GAP"] = TORCH_DECOMPILER_GAPS[release]
     try:
         session.run("python", "-m", "pytest", *TORCH_SMOKE, "-q", "-ra", *session.posargs)
     finally:
@@ -210,7 +220,11 @@ def _torch_smoke(session, release):
 def _define_torch_smoke_sessions():
     for release in TORCH_RELEASES:
         name = "torch-%d.%d" % _minor(release)
-        tags = ["torch-matrix"] + (["torch-ci"] if release in ("2.15.0", TORCH_LOWER_BOUND) else [])
+        tags = ["torch-matrix"]
+        if release == TORCH_RELEASES[0]:
+            tags.append("torch-newest")  # run by ./run_tests.sh, as is the lower bound
+        if release == TORCH_LOWER_BOUND:
+            tags.append("torch-lowest")
 
         def run(session, release=release):
             _torch_smoke(session, release)

@@ -30,6 +30,8 @@ CASES = [(name, "eager") for name in WORKLOADS] + [
 RESUMES = {"toy": "toy_example", "print": "gb_print", "item": "gb_item", "closure": "inner",
            "no_grad": "gb_no_grad", "hook_lambda": "lambda"}
 
+TORCH_MINOR = tuple(int(p) for p in torch.__version__.split(".")[:2])
+
 # workloads whose graph Dynamo calls with more than 30 tensors (as for every real model)
 WIDE_CALLS = {"seq16", "hf_qwen2_4layers"}
 
@@ -91,7 +93,11 @@ def check_workload(name, backend, workloads, dump_root):
                 assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.%s.0.py" % stage)), stage
     if backend == "inductor":
         assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.kernel_0.py"))
-        assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.AFTER_POST_GRAD.0.py"))
+        post_grad = glob.glob(os.path.join(dump_dir, "__compiled_fn_*.AFTER_POST_GRAD.0.py"))
+        # torch 2.5 to 2.7 report no post-grad graph when Inductor's FX graph cache serves
+        # the graph (here: compiled by the reference run just before)
+        cache_hits = torch._dynamo.utils.counters["inductor"].get("fxgraph_cache_hit", 0)
+        assert post_grad or (TORCH_MINOR < (2, 8) and cache_hits), "no AFTER_POST_GRAD file"
     assert os.path.exists(os.path.join(dump_dir, "depyf_overview.py"))
     assert_all_compile(dump_dir)
 
