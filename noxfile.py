@@ -187,10 +187,10 @@ def _torch_smoke_requirements(release):
     transformers where it does (the tests that need it skip with that reason)."""
     requirements = ["pytest", "debugpy==1.8.22"]
     skip_reason = None
-    if _minor(release) >= (2, 6):
+    if _minor(release) >= (2, 7):
         requirements.append(TORCH_TEST_DEPS[0])
-    else:
-        skip_reason = "%s needs torch>=2.6 (this environment: torch %s)" % (TORCH_TEST_DEPS[0], release)
+    else:  # (its metadata says torch>=2.6, but its models call torch.compiler.is_exporting)
+        skip_reason = "%s needs torch>=2.7 (this environment: torch %s)" % (TORCH_TEST_DEPS[0], release)
     # torch warns at import without NumPy (transformers brings it where it is installed);
     # releases before 2.3 were built against NumPy 1.x
     requirements.append("numpy<2" if _minor(release) < (2, 3) else "numpy")

@@ -10,9 +10,9 @@ What is used, and why:
 * ``torch._dynamo.convert_frame.register_bytecode_hook`` -- Dynamo calls the hook with
   ``(original_code, transformed_code)``; a returned code object replaces the transformed one.
 * ``torch._dynamo.eval_frame._debug_get_cache_entry_list`` -- cache entries (transformed
-  code, guard manager, compile id) of an original code object. Before torch 2.5 an entry
-  has ``check_fn`` instead of ``guard_manager`` (2.4: a guard manager; older: a function)
-  and no ``compile_id`` (``entry_guard``, ``compile_id_of_entry``).
+  code, guard manager, compile id) of an original code object. Before torch 2.6 an entry
+  has ``check_fn`` instead of ``guard_manager`` (a guard manager in 2.4-2.5, a function
+  before), and before 2.5 no ``compile_id`` (``entry_guard``, ``compile_id_of_entry``).
 * ``torch._dynamo.convert_frame.orig_code_map`` -- Dynamo's registry transformed code ->
   original code; it finds functions compiled before ``prepare_debug`` was entered.
 * the structured trace logger ``torch.__trace`` (what ``TORCH_TRACE`` writes) -- graphs,
@@ -376,7 +376,7 @@ class _CallableGuard:
 
 def entry_guard(entry):
     """The guard object of a cache entry, with ``check(f_locals) -> bool``: its
-    ``guard_manager`` (torch 2.5+), its ``check_fn`` (2.4: a guard manager; 2.3 and older:
+    ``guard_manager`` (torch 2.6+), its ``check_fn`` (2.4-2.5: a guard manager; before:
     a function, wrapped), or None (one warning) when it has neither."""
     guard = getattr(entry, "guard_manager", None)
     if guard is None:

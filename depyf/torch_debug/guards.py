@@ -2,7 +2,7 @@
 
 Each cache entry's guard becomes a function ``__guard_<i>_for_<fn>(L, G, **___kwargs_ignored)``
 of the frame's locals ``L`` and globals ``G``. Its result agrees with torch's own
-``entry.guard_manager.check(L)`` (``adapter.entry_guard``: ``check_fn`` before torch 2.5).
+``entry.guard_manager.check(L)`` (``adapter.entry_guard``: ``check_fn`` before torch 2.6).
 One line per guard, with the user's source line (from torch's guard description) as a
 comment, in the order torch checks them.
 

@@ -39,6 +39,9 @@ def parse_graph_break(payload):
         title = m.group(2).strip() or m.group(1).strip()
         if not m.group(2).strip() or title.startswith("Explanation"):
             title = m.group(1).strip()
+    if not title:  # torch 2.8 and older: "Reason: Data-dependent jump"
+        m = re.search(r"^Reason: (.*)$", payload, re.M)
+        title = m.group(1).strip() if m else ""
     expl = re.search(r"Explanation: (.*)", payload)
     return (
         gb.group(1).upper() if gb else adapter.graph_break_id(title),
@@ -111,7 +114,7 @@ UNREPORTED = "(torch did not report the reason)"
 
 
 def note_unreported_breaks(session, compile_key, original, resume_codes):
-    """Graph breaks of a compile that torch did not report: releases before 2.5 put no
+    """Graph breaks of a compile that torch did not report: releases before 2.6 put no
     ``dynamo_graph_break_reason`` in the structured trace. The compile's resume functions
     (``torch_dynamo_resume_in_<fn>_at_<line>``) still say where it broke: one graph break
     each, without a reason, and one warning."""
