@@ -19,6 +19,7 @@ PyPI).
 import contextlib
 import glob
 import os
+import shutil
 import subprocess
 import sys
 
@@ -35,6 +36,40 @@ TORCH_PYTHON = "3.11"
 TORCH_REQUIREMENT = "torch==2.13.0"
 TORCH_TEST_DEPS = ["transformers==5.23.0", "debugpy==1.8.22"]  # pinned: known to leave torch alone
 
+# The torch matrix: the SMOKE suite (TORCH_SMOKE) on one release of every torch minor, each in
+# its own environment (``nox -s torch-2.15``; all of them: ``nox -t torch-matrix``). The
+# full suite stays the pinned ``torch`` session above. Releases above the machine's pip
+# constraint (torch<=2.14.1 here) come from PyPI: the torch install of these sessions runs
+# with PIP_CONSTRAINT=/dev/null (that one pip command only). CUDA builds run on CPU.
+TORCH_RELEASES = ["2.15.0", "2.14.1", "2.13.0", "2.12.1", "2.11.0", "2.10.0", "2.9.1",
+                  "2.8.0", "2.7.1", "2.6.0", "2.5.1", "2.4.1", "2.3.1", "2.2.2"]
+TORCH_LOWER_BOUND = "2.4.1"  # the oldest release the smoke suite passes on (pyproject: torch>=2.4)
+# Releases on which the decompiler does not yet read every code object Dynamo makes: the
+# smoke tests that need every one of them to run as decompiled code (the fallback gate,
+# depyf.decompile on every generated code object, breakpoints in transformed code) then
+# expect failure and report how many fell back (support.expect_gap); the gate fails when a
+# listed release has no fallback left, so remove it then. The pinned full suite has none.
+TORCH_DECOMPILER_GAPS = {}
+# Other Pythons torch supports: the newest release with wheels for each (2.15 has no cp310).
+TORCH_PYTHONS = {"3.10": "2.14.1", "3.12": "2.15.0", "3.13": "2.15.0"}
+# The smoke suite, in one place: every workload with and without prepare_debug and under
+# debug() (bitwise equal), the fallback gate, depyf.decompile on every generated code
+# object, guards against torch's check, the README example, every dump file imported and
+# every graph file run alone, the report, functions whose asserts pytest rewrote, a pdb
+# and a debugpy session, and the walk over every dump directory (runs last). About 3 minutes on 2 cores.
+TORCH_SMOKE = [
+    "tests/torch_debug/test_workloads.py",
+    "tests/torch_debug/test_guards.py",
+    "tests/torch_debug/test_example.py",
+    "tests/torch_debug/test_standalone.py",
+    "tests/torch_debug/test_report.py",
+    "tests/torch_debug/test_assert_rewriting.py",
+    "tests/torch_debug/test_debug_pdb.py::test_pdb_stops_in_dump_file[resume-aot_eager]",
+    "tests/torch_debug/test_debug_debugpy.py::test_debugpy_client_hits_breakpoint_in_dump_file"
+    "[transformed-aot_eager]",
+    "tests/torch_debug/test_dump_files.py::test_every_dump_file_of_the_suite_compiles",
+]
+
 # How much of the stdlib corpus (~2,900-3,350 code objects per version) CI round-trips:
 # None = all of it, which fits (measured: 5-16 s per version); a number N checks every
 # k-th object only (``python -m depyf.verify --sample N``).
@@ -49,13 +84,18 @@ ROUNDTRIP_BUDGET = 150.0  # seconds per version; objects left over are counted a
 # 3.13); the floors sit just under them.
 ROUNDTRIP_REQUIRE = {"decompiled": 100.0, "compiles": 100.0, "equal": 97.0, "proven": 99.8}
 
+def _minor(release):
+    return tuple(int(part) for part in release.split(".")[:2])
+
+
 # Python 3.14 has no native interpreter on these machines: the launcher runs pyodide's
 # CPython 3.14 (WebAssembly) under node, installing it on first use into a cache folder.
 PYODIDE_PYTHON = os.path.join("tools", "pyodide", "python3.14")
 PYODIDE_SITE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                             "depyf", "site-3.14")
 
-nox.options.sessions = ["tests", "tests-3.14", "roundtrip", "roundtrip-3.14", "torch"]
+nox.options.sessions = ["tests", "tests-3.14", "roundtrip", "roundtrip-3.14", "torch",
+                        "torch-%d.%d" % _minor(TORCH_RELEASES[0]), "torch-%d.%d" % _minor(TORCH_LOWER_BOUND)]
 nox.options.reuse_venv = "yes"
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
@@ -102,9 +142,9 @@ def _checkout_lock():
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _install_depyf(session, *extra_requirements, extras=""):
+def _install_depyf(session, *extra_requirements, extras="", **kwargs):
     with _checkout_lock():
-        session.install("-e", "." + extras, *extra_requirements)
+        session.install("-e", "." + extras, *extra_requirements, **kwargs)
 
 
 @nox.session(python=PYTHONS)
@@ -140,6 +180,64 @@ def torch(session):
     _install_depyf(session, TORCH_REQUIREMENT, extras="[torch,cli]")
     session.env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     session.run("python", "-m", "pytest", "tests/torch_debug", "-q", "-ra", *session.posargs)
+
+
+def _torch_smoke_requirements(release):
+    """What a smoke environment installs next to torch==release, and why it leaves out
+    transformers where it does (the tests that need it skip with that reason)."""
+    requirements = ["pytest", "debugpy==1.8.22"]
+    skip_reason = None
+    if _minor(release) >= (2, 7):
+        requirements.append(TORCH_TEST_DEPS[0])
+    else:  # (its metadata says torch>=2.6, but its models call torch.compiler.is_exporting)
+        skip_reason = "%s needs torch>=2.7 (this environment: torch %s)" % (TORCH_TEST_DEPS[0], release)
+    # torch warns at import without NumPy (transformers brings it where it is installed);
+    # releases before 2.3 were built against NumPy 1.x
+    requirements.append("numpy<2" if _minor(release) < (2, 3) else "numpy")
+    return requirements, skip_reason
+
+
+def _torch_smoke(session, release):
+    requirement = "torch==" + release
+    requirements, skip_reason = _torch_smoke_requirements(release)
+    # Above the machine's cap (pip's constraints file): lifted for these installs only.
+    lifted = {"PIP_CONSTRAINT": "/dev/null"}
+    session.install(requirement, *requirements, env=lifted)
+    _install_depyf(session, requirement, extras="[torch,cli]", env=lifted)
+    session.env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    if skip_reason:
+        session.env["DEPYF_TEST_NO_TRANSFORMERS"] = skip_reason
+    if release in TORCH_DECOMPILER_GAPS:
+        session.env["DEPYF_TORCH_DECOMPILER_GAP"] = TORCH_DECOMPILER_GAPS[release]
+    try:
+        session.run("python", "-m", "pytest", *TORCH_SMOKE, "-q", "-ra", *session.posargs)
+    finally:
+        if os.environ.get("DEPYF_TORCH_MATRIX_DISCARD"):  # 5-7 GB per environment
+            session.log("removing %s (DEPYF_TORCH_MATRIX_DISCARD)" % session.virtualenv.location)
+            shutil.rmtree(session.virtualenv.location, ignore_errors=True)
+
+
+def _define_torch_smoke_sessions():
+    for release in TORCH_RELEASES:
+        name = "torch-%d.%d" % _minor(release)
+        tags = ["torch-matrix"]
+        if release == TORCH_RELEASES[0]:
+            tags.append("torch-newest")  # run by ./run_tests.sh, as is the lower bound
+        if release == TORCH_LOWER_BOUND:
+            tags.append("torch-lowest")
+
+        def run(session, release=release):
+            _torch_smoke(session, release)
+        run.__doc__ = "torch %s: the smoke suite (TORCH_SMOKE) on Python %s" % (release, TORCH_PYTHON)
+        nox.session(name=name, python=TORCH_PYTHON, tags=tags)(run)
+    for python, release in sorted(TORCH_PYTHONS.items()):
+        def run(session, release=release):
+            _torch_smoke(session, release)
+        run.__doc__ = "torch %s: the smoke suite on Python %s" % (release, python)
+        nox.session(name="torch-py%s" % python, python=python, tags=["torch-matrix"])(run)
+
+
+_define_torch_smoke_sessions()
 
 
 def _pyodide_site(session, *requirements):

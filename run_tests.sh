@@ -3,12 +3,16 @@
 #   tests-3.8 .. tests-3.13       pytest (decompiler, verify, semantic corpus)
 #   roundtrip-3.8 .. -3.13        stdlib round trip (python -m depyf.verify)
 #   torch                         torch.compile integration tests, Python 3.11, torch 2.13.0
+#   torch-newest, torch-lowest    (nox tags) the torch smoke suite on the newest torch release
+#                                 and on the lowest one supported (pyproject's bound); the
+#                                 other releases: nox -t torch-matrix (docs/torch-releases.md)
 #   tests-3.14, roundtrip-3.14    the same on CPython 3.14 (WebAssembly, pyodide under node:
 #                                 tools/pyodide/python3.14 installs it on first use)
-# With no arguments it runs two nox processes side by side (one per core): the `tests`
-# sessions in the foreground, `torch` then `roundtrip` in the background, whose output
-# is printed when they finish. DEPYF_TEST_JOBS=1 runs everything in one stream.
-# Arguments go to a single nox run, e.g. ./run_tests.sh -s tests-3.12   or   ./run_tests.sh -R
+# With no arguments it runs two streams side by side (one per core): the `tests` sessions
+# then the lowest torch in the foreground; `torch`, the newest torch, then `roundtrip` in
+# the background, whose output is printed when they finish. DEPYF_TEST_JOBS=1 runs
+# everything in one stream. Arguments go to a single nox run, e.g.
+# ./run_tests.sh -s tests-3.12   or   ./run_tests.sh -R
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -27,15 +31,27 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/depyf-tests.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 
+# One stream: nox runs one after another (each with its own report); fails if any failed.
+stream() {
+    local name=$1 status=0 i=0
+    shift
+    for selection in "$@"; do
+        i=$((i + 1))
+        # shellcheck disable=SC2086  # a selection is several words on purpose
+        "$DRIVER" -m nox --report "$work/report-$name$i.json" $selection || status=1
+    done
+    return $status
+}
+
 if [ $# -eq 0 ] && [ "${DEPYF_TEST_JOBS:-2}" -ge 2 ]; then
-    "$DRIVER" -m nox --report "$work/report-b.json" -s torch roundtrip roundtrip-3.14 >"$work/stream-b.log" 2>&1 &
+    stream b "-s torch" "-t torch-newest" "-s roundtrip roundtrip-3.14" >"$work/stream-b.log" 2>&1 &
     pid_b=$!
-    "$DRIVER" -m nox --report "$work/report-a.json" -s tests tests-3.14
+    stream a "-s tests tests-3.14" "-t torch-lowest"
     status_a=$?
     wait "$pid_b"
     status_b=$?
     echo
-    echo "======== second stream (torch, roundtrip), run alongside the one above ========"
+    echo "======== second stream (torch, newest torch, roundtrip), run alongside the one above ========"
     cat "$work/stream-b.log"
     status=$(( status_a != 0 ? status_a : status_b ))
 else

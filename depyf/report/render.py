@@ -143,7 +143,9 @@ def code_block(text, link=None, numbers=None, marks=(), ids=None):
     return '<pre class="hl src">%s</pre>' % "".join(rows)
 
 
-_LINKABLE = re.compile(r"(?<![\w.])(__compiled_fn_\d+|__resume_at_\d+_\d+)(?!\w)")
+# (torch 2.5 to 2.12 give resume functions a uuid suffix: __resume_at_102_2_5609316d_...)
+_LINKABLE = re.compile(r"(?<![\w.])(__compiled_fn_\d+|__resume_at_\d+_\d+"
+                       r"(?:_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12})?)(?!\w)")
 
 
 def link_names(html_line, link):

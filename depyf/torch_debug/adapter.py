@@ -10,11 +10,15 @@ What is used, and why:
 * ``torch._dynamo.convert_frame.register_bytecode_hook`` -- Dynamo calls the hook with
   ``(original_code, transformed_code)``; a returned code object replaces the transformed one.
 * ``torch._dynamo.eval_frame._debug_get_cache_entry_list`` -- cache entries (transformed
-  code, guard manager, compile id) of an original code object.
+  code, guard manager, compile id) of an original code object. Before torch 2.6 an entry
+  has ``check_fn`` instead of ``guard_manager`` (a guard manager in 2.4-2.5, a function
+  before), and before 2.5 no ``compile_id`` (``entry_guard``, ``compile_id_of_entry``).
 * ``torch._dynamo.convert_frame.orig_code_map`` -- Dynamo's registry transformed code ->
   original code; it finds functions compiled before ``prepare_debug`` was entered.
 * the structured trace logger ``torch.__trace`` (what ``TORCH_TRACE`` writes) -- graphs,
-  kernels, graph-break and recompile reasons, each tagged with its compile id.
+  kernels, graph-break and recompile reasons, each tagged with its compile id. Event names
+  that changed are mapped (``TRACE_EVENT_ALIASES``); graph-break ids of releases whose text
+  names none come from ``torch/_dynamo/graph_break_registry.json`` (``graph_break_id``).
 * ``torch.fx.graph_module._exec_with_source`` -- where FX compiles the source of a
   GraphModule; wrapped so that graph code can be linked to its dump file for debuggers.
 * ``torch._guards.CompileContext`` -- the compile id of the frame being compiled.
@@ -256,6 +260,9 @@ def backend_being_compiled(code):
 # ---------------------------------------------------------------------------------------
 
 TRACE_LOGGER_NAME = "torch.__trace"
+# Trace events renamed between releases: old name -> the name depyf knows (today's).
+# torch 2.9 and older call Inductor's post-grad graph "after_post_grad_graph".
+TRACE_EVENT_ALIASES = {"after_post_grad_graph": "inductor_post_grad_graph"}
 
 
 class TraceSubscription:
@@ -286,6 +293,7 @@ class TraceSubscription:
                     name = key
                     if key == "artifact" and isinstance(value, dict):
                         name = value.get("name", key)
+                    name = TRACE_EVENT_ALIASES.get(name, name)
                     if name in outer.names:
                         try:
                             outer.callback(name, value, meta, getattr(record, "payload", None))
@@ -306,6 +314,31 @@ class TraceSubscription:
             self.handler = None
             if not self.logger.handlers and self._old_level is not None:
                 self.logger.setLevel(self._old_level)
+
+
+_GB_IDS = None
+
+
+def graph_break_id(title):
+    """The id (``GB0170``) torch gives graph breaks of this reason title ("Data-dependent
+    branching"), read from ``torch/_dynamo/graph_break_registry.json``, for releases whose
+    graph-break text names no id (2.9 and older); '' when unknown or ambiguous."""
+    global _GB_IDS
+    if _GB_IDS is None:
+        _GB_IDS = {}
+        path = os.path.join(os.path.dirname(torch.__file__), "_dynamo", "graph_break_registry.json")
+        try:
+            import json
+
+            with open(path, encoding="utf-8") as f:
+                registry = json.load(f)
+            for gb_id, versions in registry.items():
+                for version in versions:
+                    title_ = version.get("Gb_type")
+                    _GB_IDS[title_] = gb_id if _GB_IDS.get(title_, gb_id) == gb_id else ""
+        except Exception:  # (no registry before 2.9: graph breaks are shown without ids)
+            pass
+    return _GB_IDS.get(title, "")
 
 
 def trace_compile_key(record_meta):
@@ -369,14 +402,44 @@ class FxSourcePatch:
 # ---------------------------------------------------------------------------------------
 
 
+class _CallableGuard:
+    """A guard that is a plain function of the frame's locals (torch 2.3 and older: the
+    cache entry's ``check_fn``), with the ``check(L)`` of later guard managers; its other
+    attributes (``code_parts``, ``closure_vars``, ``global_scope``) are the function's."""
+
+    def __init__(self, fn):
+        self._fn = fn
+
+    def check(self, f_locals):
+        return self._fn(f_locals)
+
+    def __getattr__(self, name):
+        return getattr(self._fn, name)
+
+
+def entry_guard(entry):
+    """The guard object of a cache entry, with ``check(f_locals) -> bool``: its
+    ``guard_manager`` (torch 2.6+), its ``check_fn`` (2.4-2.5: a guard manager; before:
+    a function, wrapped), or None (one warning) when it has neither."""
+    guard = getattr(entry, "guard_manager", None)
+    if guard is None:
+        guard = getattr(entry, "check_fn", None)
+        if guard is not None and not hasattr(guard, "check") and callable(guard):
+            guard = _CallableGuard(guard)
+    if guard is None:
+        missing("cache entry guards (guard_manager / check_fn)", "guards are not written as Python")
+    return guard
+
+
 def guard_tree(guard_manager):
     """Yield ``(source, leaf_kind, verbose_code_parts)`` for every leaf guard of the C++
     guard tree, depth first in check order. ``source`` is the Python expression of the
     value the leaf is applied to (``L['a']``, ``G['torch'].abs``; ``None`` for the root)."""
     root = getattr(guard_manager, "root", None)
     if root is None or not hasattr(root, "get_leaf_guards"):
-        missing("guard tree API (guard_manager.root.get_leaf_guards)", "guards fall back to torch's check")
-        return
+        if not hasattr(guard_manager, "code_parts"):
+            missing("guard tree API (guard_manager.root.get_leaf_guards)", "guards fall back to torch's check")
+        return  # (torch 2.3 and older: a guard function; its code_parts are the guards)
 
     def walk(manager, is_root):
         source = None if is_root else _safe_call(manager, "get_source")

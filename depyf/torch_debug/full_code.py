@@ -22,7 +22,7 @@ import re
 import textwrap
 
 from ..decompiler.api import Decompiler
-from . import adapter, compile_info, guards, readable
+from . import adapter, compile_info, guards, local_names, readable
 from .graphs import as_valid_python
 from .transformed_code import (
     compiled_fn_number,
@@ -82,13 +82,16 @@ def _transformed_text(session, entry, func_name):
     record = session.records_by_code.get(id(entry.code))
     keep = set(record.original.co_varnames) if record is not None else set()
     keep |= set(getattr(entry.code, "co_freevars", ())) | set(getattr(entry.code, "co_cellvars", ()))
+    if record is not None:  # as the source spells them (local_names)
+        keep = {record.aliases.get(n, n) for n in keep}
     if record is not None and record.source is not None:
         return readable_copy(record.source, keep, getattr(record, "source_folded", False)), record
     if record is not None:  # decompilation failed once already: do not try again
         return "# %s could not be decompiled; its bytecode is listed in %s\n" % (
             func_name, record.file_name), record
     try:
-        src = Decompiler(entry.code).decompile(overwrite_fn_name=func_name)
+        spelled = local_names.rename_locals(entry.code, local_names.stand_ins(entry.code))
+        src = Decompiler(spelled).decompile(overwrite_fn_name=func_name)
         names = [n for n in entry.code.co_names if compiled_fn_number(n) is not None]
         return readable_copy(rename_identifiers(src, {n: short_compiled_fn_name(n) for n in names}), keep), record
     except Exception as exc:

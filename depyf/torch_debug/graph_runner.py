@@ -97,12 +97,23 @@ def run_standalone(namespace, specs):
                 forward = owner.forward
                 break
     else:
-        forward = forward.__get__(torch.nn.Module())
+        owner = torch.nn.Module()
+        forward = forward.__get__(owner)
     inputs = [make_input(spec) for _, spec in specs]
     params = forward.__code__.co_varnames[1:forward.__code__.co_argcount]
     boxed = len(params) == 1 and specs and params[0] != specs[0][0]  # forward(self, args_list)
-    with torch.no_grad():
-        outputs = forward(inputs) if boxed else forward(*inputs)
+    try:
+        with torch.no_grad():
+            outputs = forward(inputs) if boxed else forward(*inputs)
+    except AttributeError as exc:  # (nn.Module's own message: no exc.obj to compare)
+        m = re.match(r"^'(\w+)' object has no attribute '(\w+)'$", str(exc))
+        if m is None or m.group(1) != type(owner).__name__:
+            raise
+        # torch before 2.5 keeps the program's nn.Module calls and parameters in the
+        # captured graph (self.L__self___fc1): state this file does not hold
+        print("not run alone: the graph reads self.%s, a module or tensor of the program "
+              "that this file does not hold" % m.group(2))
+        return
     flat = outputs if isinstance(outputs, (tuple, list)) else [outputs]
     for i, out in enumerate(flat):
         what = "%s %s" % (tuple(out.shape), str(out.dtype).replace("torch.", "")) if isinstance(

@@ -2,8 +2,9 @@
 
 Each cache entry's guard becomes a function ``__guard_<i>_for_<fn>(L, G, **___kwargs_ignored)``
 of the frame's locals ``L`` and globals ``G``. Its result agrees with torch's own
-``entry.guard_manager.check(L)``. One line per guard, with the user's source line (from
-torch's guard description) as a comment, in the order torch checks them.
+``entry.guard_manager.check(L)`` (``adapter.entry_guard``: ``check_fn`` before torch 2.6).
+One line per guard, with the user's source line (from torch's guard description) as a
+comment, in the order torch checks them.
 
 torch describes its guards with text, and some of those texts are not Python. They are
 translated (``translate``):
@@ -115,7 +116,7 @@ def translate(code, known_names):
 
 def guard_namespace(entry):
     """Every name a generated guard function of ``entry`` may refer to."""
-    manager = entry.guard_manager
+    manager = adapter.entry_guard(entry)
     ns = dict(adapter.guard_closure_vars(manager))
     ns.update(HELPERS)
     ns["___real_guard"] = manager
@@ -126,11 +127,12 @@ def guard_namespace(entry):
 def guard_lines(entry):
     """[(description, user comment)] for every guard of ``entry``, in check order."""
     out = []
-    for _source, _kind, parts in adapter.guard_tree(entry.guard_manager) or ():
+    manager = adapter.entry_guard(entry)
+    for _source, _kind, parts in adapter.guard_tree(manager) or ():
         for part in parts:
             out.append(split_description(part))
     if not out:
-        out = [split_description(p) for p in getattr(entry.guard_manager, "code_parts", ()) or ()]
+        out = [split_description(p) for p in getattr(manager, "code_parts", ()) or ()]
     return out
 
 

@@ -39,9 +39,12 @@ def parse_graph_break(payload):
         title = m.group(2).strip() or m.group(1).strip()
         if not m.group(2).strip() or title.startswith("Explanation"):
             title = m.group(1).strip()
+    if not title:  # torch 2.8 and older: "Reason: Data-dependent jump"
+        m = re.search(r"^Reason: (.*)$", payload, re.M)
+        title = m.group(1).strip() if m else ""
     expl = re.search(r"Explanation: (.*)", payload)
     return (
-        gb.group(1).upper() if gb else "",
+        gb.group(1).upper() if gb else adapter.graph_break_id(title),
         where.group(1) if where else "",
         int(where.group(2)) if where else 0,
         title,
@@ -105,6 +108,33 @@ class OverviewCollector:
             elif event == "recompile_reasons" and payload is not None:
                 for reason in parse_recompile(payload):
                     s.recompiles.append((cid, reason))
+
+
+UNREPORTED = "(torch did not report the reason)"
+
+
+def note_unreported_breaks(session, compile_key, original, resume_codes):
+    """Graph breaks of a compile that torch did not report: releases before 2.6 put no
+    ``dynamo_graph_break_reason`` in the structured trace. The compile's resume functions
+    (``torch_dynamo_resume_in_<fn>_at_<line>``) still say where it broke: one graph break
+    each, without a reason, and one warning."""
+    if compile_key is None or not resume_codes:
+        return
+    cid = "%s/%s" % tuple(compile_key[:2])
+    with session.lock:
+        if any(cid in gb.compile_ids for gb in session.graph_breaks.values()):
+            return
+        for code in resume_codes:
+            m = re.search(r"_at_(\d+)$", code.co_name)
+            line = int(m.group(1)) if m else code.co_firstlineno
+            k = ("", original.co_filename, line, UNREPORTED)
+            gb = session.graph_breaks.get(k)
+            if gb is None:
+                gb = session.graph_breaks[k] = GraphBreak("", original.co_filename, line, UNREPORTED, "")
+            gb.count += 1
+            gb.compile_ids.append(cid)
+    adapter.missing("graph-break reasons in its structured trace (dynamo_graph_break_reason)",
+                    "graph breaks are listed where Dynamo resumed, without a reason")
 
 
 def notes_for(session, compile_key):

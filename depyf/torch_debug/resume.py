@@ -20,7 +20,8 @@ import re
 
 from . import adapter
 
-_RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
+# (torch 2.5 to 2.12 add a uuid: __resume_at_102_2_5609316d_5f44_493c_a8d7_136a2ca6d353)
+_RESUME = re.compile(r"^__resume_at_(\d+)_\d+(?:_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12})?$")
 
 
 class ResumeLink:

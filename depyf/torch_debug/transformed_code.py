@@ -35,7 +35,7 @@ import tokenize
 from .. import errors
 from ..decompiler.api import Decompiler
 from ..decompiler.output.printer import unparse
-from . import adapter, compile_info, equivalence, overview, readable, resume
+from . import adapter, compile_info, equivalence, local_names, overview, readable, resume
 from .session import name_part  # noqa: F401  (file naming; also imported from here)
 from .graphs import compiles
 
@@ -72,11 +72,14 @@ class TransformedRecord:
         self.compiled_fns = []  # K numbers this code calls
         self.notes = []  # why it was compiled / where it broke, as comment lines
         self.links = []  # header lines linking resume functions (callers and callee)
+        self.aliases = {}  # local name no source can spell -> its stand-in (local_names)
 
 
-def _kept_names(original, dynamo_code):
-    """Names the folding must leave alone: the original frame's variables and the cells."""
-    return set(original.co_varnames) | set(dynamo_code.co_freevars) | set(dynamo_code.co_cellvars)
+def _kept_names(original, dynamo_code, aliases=None):
+    """Names the folding must leave alone: the original frame's variables and the cells
+    (as the source spells them: ``aliases`` maps names no source can spell to stand-ins)."""
+    names = set(original.co_varnames) | set(dynamo_code.co_freevars) | set(dynamo_code.co_cellvars)
+    return {(aliases or {}).get(n, n) for n in names}
 
 
 def _all_names(code):
@@ -196,6 +199,7 @@ def _header(record, used, extra_lines):
             "# Graphs it calls: %s (see the files __compiled_fn_<K>.*.py)."
             % ", ".join("__compiled_fn_%d" % k for k in record.compiled_fns)
         )
+    lines.extend(local_names.header_lines(record.aliases))
     if used:
         lines.append(
             "# This is the code that runs: breakpoints set in this file are hit (see depyf.debug())."
@@ -237,12 +241,15 @@ class TransformedCodeHook:
         frame_globals = adapter.frame_globals_being_compiled(code)
         uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
         session.note_original(code)
+        resume_codes = []
         if frame_globals is not None:
             for name in new_code.co_names:
                 if name.startswith("__resume_"):
                     resume_code = adapter.resume_code(frame_globals.get(name))
                     if resume_code is not None:
                         session.note_original(resume_code, parent=code)
+                        resume_codes.append(resume_code)
+        overview.note_unreported_breaks(session, key, code, resume_codes)
         compile_info.note_trigger(session, key, adapter.user_stack())
         record = self._new_record(code, new_code, key)
         record.links = resume.callee_lines(session, code) + resume.caller_lines(resume.resume_links(
@@ -276,10 +283,13 @@ class TransformedCodeHook:
         record.reason = "it was compiled before prepare_debug was entered"
         try:
             uuid_names = [n for n in new_code.co_names if compiled_fn_number(n) is not None]
-            src = Decompiler(new_code).decompile(overwrite_fn_name=record.func_name)
+            record.aliases = local_names.stand_ins(original, new_code)
+            spelled = local_names.rename_locals(new_code, record.aliases)
+            src = Decompiler(spelled).decompile(overwrite_fn_name=record.func_name)
             src = rename_identifiers(src, {n: short_compiled_fn_name(n) for n in uuid_names})
             record.source = src
-            record.source = readable.fold(src, record.func_name, keep=_kept_names(original, new_code))
+            record.source = readable.fold(src, record.func_name,
+                                          keep=_kept_names(original, new_code, record.aliases))
         except Exception as exc:
             record.reason += "; decompilation failed: %s" % exc
         self._write_fallback(record, warn=False)
@@ -314,6 +324,7 @@ class TransformedCodeHook:
 
     def _build(self, record, code, new_code, uuid_names, frame_globals):
         fixed = dynamo_globals(code, new_code)
+        record.aliases = local_names.stand_ins(code, new_code)
         name_map = {n: short_compiled_fn_name(n) for n in uuid_names}
         reasons = None
         try:  # fast: the decompiler's first reading, proven only once, as the file runs
@@ -350,7 +361,7 @@ class TransformedCodeHook:
         first reading unproven (``to_ast``): the caller proves the text it hands to Dynamo
         in any case (``_check``), so the decompiler's own proof of it would be done twice.
         Returns None when the decompiler offers no unproven reading (a stand-in)."""
-        decompiler = Decompiler(new_code, fixed_globals=fixed)
+        decompiler = Decompiler(local_names.rename_locals(new_code, record.aliases), fixed_globals=fixed)
         if proven:
             tree, source = None, decompiler.decompile(overwrite_fn_name=record.func_name)
         else:
@@ -382,7 +393,8 @@ class TransformedCodeHook:
         source, bindings = self._decompiled(record, new_code, uuid_names, frame_globals, fixed, proven)
         record.source = source
         try:
-            folded = readable.fold(source, record.func_name, keep=_kept_names(code, new_code))
+            folded = readable.fold(source, record.func_name,
+                                   keep=_kept_names(code, new_code, record.aliases))
         except Exception as exc:  # a bug in the folding must not cost the decompiled code
             folded, record.fold_problem = source, "folding failed: %s: %s" % (type(exc).__name__, exc)
         reasons, text, candidate = ["not folded"], None, None
@@ -404,13 +416,18 @@ class TransformedCodeHook:
 
     def _check(self, record, code, new_code, source, name_map, bindings, fixed_globals):
         """Compile ``source`` as the dump file and compare it with Dynamo's code:
-        (file text, code object, reasons it may not replace Dynamo's)."""
-        text, getter = shape_source(source, record.func_name, code, new_code)
+        (file text, code object, reasons it may not replace Dynamo's). Names no source can
+        spell are compiled as their stand-ins and given back to the code object, which is
+        then what is checked (and run)."""
+        aliases = record.aliases
+        text, getter = shape_source(source, record.func_name, local_names.rename_locals(code, aliases),
+                                    local_names.rename_locals(new_code, aliases))
         path = self.session.path(record.file_name)
         module_code = compile(_header(record, True, []) + text, path, "exec", dont_inherit=True)
         candidate = getter(module_code)
         if candidate is None:
             raise ValueError("compiled source does not define %s" % record.func_name)
+        candidate = local_names.rename_locals(candidate, local_names.inverse(aliases))
         reasons = equivalence.differences(
             candidate,
             new_code,

@@ -4,6 +4,8 @@ import ast
 import glob
 import os
 
+from support import decompiler_gap
+
 
 def last_statement_line(path, func_prefix):
     tree = ast.parse(open(path).read())
@@ -33,6 +35,11 @@ def targets(dump, kind):
     for p in paths:
         header = "".join(open(p).readlines()[:8])
         if "NOT the running code" in header:
+            if decompiler_gap():
+                import pytest
+
+                pytest.xfail("%s is not the running code (a known gap on this torch release: %s)"
+                             % (os.path.basename(p), decompiler_gap()))
             raise AssertionError(
                 "%s is not the running code (waits on the decompiler), so no breakpoint in it "
                 "can be hit; its header says:\n%s" % (os.path.basename(p), header))

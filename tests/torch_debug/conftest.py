@@ -30,3 +30,16 @@ RUNS_LAST = "test_every_dump_file_of_the_suite_compiles"
 def pytest_collection_modifyitems(session, config, items):
     """The walk over every dump directory runs after the tests that write them."""
     items.sort(key=lambda item: item.name == RUNS_LAST)
+
+
+def pytest_terminal_summary(terminalreporter):
+    import platform
+
+    import support
+
+    if support.SUMMARY:
+        import torch
+
+        terminalreporter.section("torch %s, Python %s" % (torch.__version__, platform.python_version()))
+        for line in support.SUMMARY:
+            terminalreporter.write_line(line)

@@ -14,6 +14,41 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
 
+# One line per measurement of the run (fallback count, decompile proofs, the dump walk);
+# conftest prints them at the end, under the torch and Python versions (the torch matrix
+# reads them from there).
+SUMMARY = []
+
+
+def summarize(line):
+    SUMMARY.append(line)
+    print("\n" + line)
+
+
+def decompiler_gap():
+    """Why the decompiler falls short on this torch release, when the torch matrix says it
+    does (``TORCH_DECOMPILER_GAPS`` in noxfile.py, passed as DEPYF_TORCH_DECOMPILER_GAP); else
+    None. The tests that need every code object to run as decompiled code then expect
+    failure (an xfail that says how many) and fail when there is none to report, so the
+    list shrinks as the decompiler catches up. The pinned full suite never sets it."""
+    return os.environ.get("DEPYF_TORCH_DECOMPILER_GAP") or None
+
+
+def expect_gap(failed, what, strict=True):
+    """``failed``: how many code objects did not run as (or were refused as) decompiled
+    code. ``strict``: a test over all the workloads, which fails when the gap is gone."""
+    import pytest
+
+    gap = decompiler_gap()
+    if gap is None:
+        return
+    if failed:
+        pytest.xfail("%s (a known gap on this torch release: %s)" % (what, gap))
+    if strict:
+        pytest.fail("noxfile.py's TORCH_DECOMPILER_GAPS lists this torch release, but no code "
+                "object fell back: remove it from the list")
+
+
 def dumped_py_files(root):
     return sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True))
 

@@ -7,7 +7,7 @@ import torch
 
 import depyf
 import workloads
-from support import assert_all_compile, dump_dirs, not_compiling, run_python
+from support import assert_all_compile, dump_dirs, not_compiling, run_python, summarize
 
 
 def _dump(tmp_path, workload, backend="eager"):
@@ -88,6 +88,7 @@ def test_every_dump_file_of_the_suite_compiles(tmp_path_factory, no_pause):
         dirs = dump_dirs(base)
     files = [os.path.join(d, n) for d in dirs for n in sorted(os.listdir(d)) if n.endswith(".py")]
     bad = not_compiling(files)
-    print("\nwalked %d dump directories, %d .py files, %d not valid Python" % (len(dirs), len(files), len(bad)))
+    summarize("walked %d dump directories, %d .py files, %d not valid Python"
+              % (len(dirs), len(files), len(bad)))
     assert files
     assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)

@@ -21,7 +21,7 @@ def _guard_sources(full_code_path, fn_name):
 
 def _agree(entry, source, name, L, G):
     fn = guards.load_guard_function(entry, source, name)
-    ours, theirs = fn(L, G), entry.guard_manager.check(L)
+    ours, theirs = fn(L, G), adapter.entry_guard(entry).check(L)
     assert ours == theirs, "%s: ours %s, torch %s for %s" % (name, ours, theirs, {k: getattr(v, "shape", v) for k, v in L.items()})
     return ours
 
@@ -38,7 +38,10 @@ def test_guards_agree_with_torch(tmp_path):
     sources = _guard_sources(os.path.join(str(tmp_path), "full_code_for_gb_print_0.py"), "gb_print")
     assert list(sources) == ["__guard_0_for_gb_print"]
     src = sources["__guard_0_for_gb_print"]
-    assert "# y = x.sin() * SCALE" in src  # the user's source line as a comment
+    descriptions = [part for _, _, parts in adapter.guard_tree(adapter.entry_guard(entries[0]))
+                    for part in parts]
+    if any("y = x.sin() * SCALE" in part for part in descriptions):  # (not before torch 2.5)
+        assert "# y = x.sin() * SCALE" in src  # the user's source line as a comment
     G = workloads.__dict__
     entry = entries[0]
     name = "__guard_0_for_gb_print"

@@ -26,7 +26,10 @@ def test_dump_files_import_and_graphs_run_alone(name, backend, tmp_path):
     assert "BAD 0" in proc.stdout, proc.stdout[-4000:]
     graphs = [line for line in proc.stdout.splitlines() if line.startswith("OK __compiled_fn_")
               and "kernel_" not in line and "Joint_graph" not in line]
-    assert graphs and all("'output " in line for line in graphs), graphs
+    # before torch 2.5 a captured graph calls the program's modules, which its file lacks
+    state_in_graph = not getattr(torch._dynamo.config, "inline_inbuilt_nn_modules", True)
+    assert graphs and all("'output " in line or (state_in_graph and "not run alone:" in line)
+                          for line in graphs), graphs
 
 
 def test_one_graph_file_as_the_user_runs_it(tmp_path):
@@ -38,4 +41,5 @@ def test_one_graph_file_as_the_user_runs_it(tmp_path):
     first = sorted(n for n in os.listdir(dump) if n.endswith(".Captured_Graph.0.py"))[0]
     proc = run_python([first], cwd=dump)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "output 0: () bool" in proc.stdout and "output 1: (10,) float32" in proc.stdout, proc.stdout
+    shapes = sorted(line.split(": ", 1)[1] for line in proc.stdout.splitlines() if line.startswith("output "))
+    assert shapes == ["() bool", "(10,) float32"], proc.stdout  # (their order is Dynamo's)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import depyf
-from support import assert_all_compile, assert_bitwise_equal
+from support import assert_all_compile, assert_bitwise_equal, expect_gap, summarize
 from workloads import WORKLOADS
 
 try:
@@ -29,6 +29,8 @@ CASES = [(name, "eager") for name in WORKLOADS] + [
 ]
 RESUMES = {"toy": "toy_example", "print": "gb_print", "item": "gb_item", "closure": "inner",
            "no_grad": "gb_no_grad", "hook_lambda": "lambda"}
+
+TORCH_MINOR = tuple(int(p) for p in torch.__version__.split(".")[:2])
 
 # workloads whose graph Dynamo calls with more than 30 tensors (as for every real model)
 WIDE_CALLS = {"seq16", "hf_qwen2_4layers"}
@@ -74,7 +76,8 @@ def check_workload(name, backend, workloads, dump_root):
     reference, dumped, debugged = run_three_ways(run, backend, dump_dir, name)
     assert_bitwise_equal(reference, dumped, "%s/%s with prepare_debug" % (name, backend))
     assert_bitwise_equal(reference, debugged, "%s/%s under debug()" % (name, backend))
-    if name in WIDE_CALLS:
+    # (before torch 2.5 Dynamo kept nn.Module parameters out of the graph's inputs)
+    if name in WIDE_CALLS and getattr(torch._dynamo.config, "inline_inbuilt_nn_modules", False):
         assert max(_call_widths(name, backend)) > 30, "the graph should take more than 30 inputs"
     for fn in functions:
         for expected in ("full_code_for_%s_0.py" % fn, "__transformed_code_0_for_%s.py" % fn):
@@ -90,7 +93,11 @@ def check_workload(name, backend, workloads, dump_root):
                 assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.%s.0.py" % stage)), stage
     if backend == "inductor":
         assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.kernel_0.py"))
-        assert glob.glob(os.path.join(dump_dir, "__compiled_fn_*.AFTER_POST_GRAD.0.py"))
+        post_grad = glob.glob(os.path.join(dump_dir, "__compiled_fn_*.AFTER_POST_GRAD.0.py"))
+        # torch 2.5 to 2.7 report no post-grad graph when Inductor's FX graph cache serves
+        # the graph (here: compiled by the reference run just before)
+        cache_hits = torch._dynamo.utils.counters["inductor"].get("fxgraph_cache_hit", 0)
+        assert post_grad or (TORCH_MINOR < (2, 8) and cache_hits), "no AFTER_POST_GRAD file"
     assert os.path.exists(os.path.join(dump_dir, "depyf_overview.py"))
     assert_all_compile(dump_dir)
 
@@ -106,7 +113,8 @@ HF_NAMES = ["hf_bert", "hf_gpt2_labels", "hf_llama", "hf_t5", "hf_gpt2_generate"
 @pytest.mark.parametrize("name", HF_NAMES)
 def test_transformers_workload(name, dump_root, no_pause):
     if name not in HF_WORKLOADS:
-        pytest.skip("transformers is not installed")
+        # the torch matrix leaves transformers out where no pinned release fits that torch
+        pytest.skip(os.environ.get("DEPYF_TEST_NO_TRANSFORMERS") or "transformers is not installed")
     check_workload(name, "eager", HF_WORKLOADS, dump_root)
 
 
@@ -138,11 +146,12 @@ def test_every_transformed_code_is_decompiled_and_running(dump_root, no_pause):
         for name in WORKLOADS:
             check_workload(name, "eager", WORKLOADS, dump_root)
         used, fell_back, details = _overview_counts(dump_root)
-    print("\ntransformed/resume code objects: %d decompiled and running, %d fell back to "
-          "Dynamo's bytecode" % (used, fell_back))
+    summarize("transformed/resume code objects: %d decompiled and running, %d fell back to "
+              "Dynamo's bytecode" % (used, fell_back))
     for line in details:
         print("  fallback:", line)
     assert used + fell_back > 0
+    expect_gap(fell_back, "%d of %d code objects fell back" % (fell_back, used + fell_back))
     assert fell_back == 0, "%d of %d code objects fell back to Dynamo's bytecode:\n%s" % (
         fell_back, used + fell_back, "\n".join(details))
 
@@ -165,9 +174,10 @@ def test_public_decompile_proves_every_generated_code(no_pause):
         else:
             # a def (a closure's `nonlocal` needs its enclosing function to compile)
             assert isinstance(ast.parse(source).body[0], ast.FunctionDef), source
-    print("\ndepyf.decompile on Dynamo's generated code objects: %d of %d proven"
-          % (len(GENERATED) - len(refused), len(GENERATED)))
+    summarize("depyf.decompile on Dynamo's generated code objects: %d of %d proven"
+              % (len(GENERATED) - len(refused), len(GENERATED)))
     for line in refused:
         print("  refused:", line)
     assert GENERATED
+    expect_gap(len(refused), "%d of %d refused" % (len(refused), len(GENERATED)))
     assert not refused, "%d of %d refused:\n%s" % (len(refused), len(GENERATED), "\n".join(refused))

@@ -12,7 +12,7 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.py"))):
     except BaseException as exc:
         bad.append("%s: %s: %s" % (name, type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
         continue
-    if is_graph and "output" not in out.getvalue():
+    if is_graph and "output" not in out.getvalue() and "not run alone:" not in out.getvalue():
         bad.append("%s: printed no output shapes: %r" % (name, out.getvalue()[-300:]))
     print("OK", name, out.getvalue().strip().splitlines()[-1:] if is_graph else "")
 print("BAD", len(bad))
