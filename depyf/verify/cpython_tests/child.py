@@ -8,22 +8,24 @@ frozen_modules=off child.py ARGS``, where ARGS is a file holding a marshalled di
   under test), or None;
 - ``targets``: the module names that must come from those folders;
 - ``tests``: the test modules to run, by name (``test.test_json``);
-- ``per_test``: seconds one test may run (0: no limit);
+- ``per_test``: seconds one test may run (0: no limit), ``limits`` {test id: seconds}
+  for the tests that have their own limit;
 - ``out``: the file the records are appended to, one ``marshal.dump`` each.
 
 Records (tuples): ``("preloaded", name)`` a target already imported at start-up;
 ``("import", name, origin)`` each import of a target (or a module inside a target
 package) and the file it came from; ``("start", test_id)``; ``("outcome", test_id, kind,
-detail)``, kind one of pass, fail, error, skip, xfail, xpass, timeout; ``("fatal",
+detail, seconds)``, kind one of pass, fail, error, skip, xfail, xpass, timeout; ``("fatal",
 text)``; ``("done",)``. Records are written as they happen, so a run killed for its time
 limit still says which test was running.
 
 Until the import recorder is installed only built-in modules are used (``sys``,
-``marshal``, ``_signal``): any module of the standard library may be one under test, and
+``marshal``, ``time``, ``_signal``): any module of the standard library may be one under test, and
 it must be imported from its folder, not before.
 """
 import sys
 import marshal
+import time
 import _signal
 
 RECORDS = None
@@ -89,29 +91,36 @@ def test_id(test):
         return str(test)
 
 
-def make_result(unittest, per_test):
-    """A ``unittest.TestResult`` that records every outcome (subtests under their test)."""
+def make_result(unittest, per_test, limits):
+    """A ``unittest.TestResult`` that records every outcome (subtests under their test)
+    and how long each test took; a test runs at most ``limits.get(id, per_test)`` s."""
 
     def on_alarm(signum, frame):
-        raise TestTimeout("the test ran past %s s" % per_test)
+        raise TestTimeout("the test ran past its time limit")
 
     class Result(unittest.TestResult):
+        started = {}
+
         def startTest(self, test):
             super().startTest(test)
-            record("start", test_id(test))
-            if per_test:
+            name = test_id(test)
+            record("start", name)
+            self.started[name] = time.perf_counter()
+            limit = limits.get(name, per_test)
+            if limit:
                 _signal.signal(_signal.SIGALRM, on_alarm)
-                _signal.setitimer(_signal.ITIMER_REAL, per_test)
+                _signal.setitimer(_signal.ITIMER_REAL, limit)
 
         def stopTest(self, test):
-            if per_test:
-                _signal.setitimer(_signal.ITIMER_REAL, 0)
+            _signal.setitimer(_signal.ITIMER_REAL, 0)
             super().stopTest(test)
 
         def _out(self, test, kind, err=None):
             if err is not None and isinstance(err[0], type) and issubclass(err[0], TestTimeout):
                 kind = "timeout"
-            record("outcome", test_id(test), kind, describe(err) if err else "")
+            name = test_id(test)
+            seconds = time.perf_counter() - self.started.get(name, time.perf_counter())
+            record("outcome", name, kind, describe(err) if err else "", seconds)
 
         def addSuccess(self, test):
             self._out(test, "pass")
@@ -204,7 +213,7 @@ def main(args):
             import test
             test.__path__.insert(0, args["test_dir"])
         from test import support
-        result = make_result(unittest, args["per_test"])
+        result = make_result(unittest, args["per_test"], args.get("limits") or {})
         configure(support, unittest, result)
         for name in args["tests"]:
             run_module(name, unittest, result)

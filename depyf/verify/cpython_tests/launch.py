@@ -27,12 +27,14 @@ class Run:
     """One child run: ``outcomes`` {test id: kind}, ``details`` {test id: first failure
     line}, ``imports`` [(module, file)], ``preloaded`` targets imported before the
     recorder, ``fatal`` (the harness in the child failed), ``timed_out`` and ``running``
-    (the test that was running when the run was killed), ``returncode``, ``seconds``,
+    (the test that was running when the run was killed), ``durations`` {test id:
+    seconds}, ``returncode``, ``seconds``,
     ``log`` (the end of its output)."""
 
     def __init__(self):
         self.outcomes = {}
         self.details = {}
+        self.durations = {}
         self.imports = []
         self.preloaded = []
         self.fatal = None
@@ -49,6 +51,8 @@ class Run:
             self.running = item[1]
         elif kind == "outcome":
             test, outcome, detail = item[1:4]
+            if len(item) > 4:
+                self.durations[test] = self.durations.get(test, 0.0) + item[4]
             old = self.outcomes.get(test)
             if old is None or SEVERITY.index(outcome) > SEVERITY.index(old):
                 self.outcomes[test] = outcome
@@ -83,9 +87,10 @@ def child_env():
 
 
 def run_tests(workdir, tests, targets, lib=None, test_dir=None, timeout=600.0, per_test=120.0,
-              python=None):
+              python=None, limits=None):
     """Run the test modules ``tests`` in a child; returns a ``Run``. ``workdir`` (created
-    empty) holds the arguments, the records, the log and the child's working folder."""
+    empty) holds the arguments, the records, the log and the child's working folder.
+    Each test may take ``per_test`` seconds, or ``limits[test id]``."""
     if os.path.exists(workdir):
         shutil.rmtree(workdir)
     cwd = os.path.join(workdir, "cwd")
@@ -96,7 +101,8 @@ def run_tests(workdir, tests, targets, lib=None, test_dir=None, timeout=600.0, p
     shutil.copyfile(CHILD, script)  # its folder becomes sys.path[0]: nothing else in it
     with open(args_path, "wb") as f:
         marshal.dump({"lib": lib, "test_dir": test_dir, "targets": list(targets),
-                      "tests": list(tests), "per_test": float(per_test or 0), "out": out}, f)
+                      "tests": list(tests), "per_test": float(per_test or 0), "out": out,
+                      "limits": dict(limits or {})}, f)
     log_path = os.path.join(workdir, "log.txt")
     run = Run()
     start = time.perf_counter()

@@ -61,14 +61,27 @@ def _folders(target, root):
     return base, {"test_dir": base}
 
 
-def _run(target, work, variant, texts, options, attempt=1):
+def limits_after(orig, options):
+    """``(timeout, limits)`` for the runs after the original's: a test may take ten times
+    what it took there (at least 30 s, at most ``per_test``), the whole run five times
+    (at least 120 s, at most ``timeout``): a decompiled text that hangs costs minutes,
+    not hours."""
+    limits = {test: min(options.per_test or 1e9, max(30.0, 10 * seconds))
+              for test, seconds in orig.durations.items()}
+    timeout = options.timeout if orig.timed_out else min(options.timeout,
+                                                         max(120.0, 5 * orig.seconds))
+    return timeout, limits
+
+
+def _run(target, work, variant, texts, options, attempt=1, after=None):
     root = os.path.join(work, variant)
     folder, where = _folders(target, root)
     if attempt == 1:
         write_variant(folder, target.files, texts)
+    timeout, limits = limits_after(after, options) if after else (options.timeout, None)
     run = run_tests(os.path.join(work, "%s-run%d" % (variant, attempt)), target.tests,
-                    target.targets, timeout=options.timeout, per_test=options.per_test,
-                    python=options.python, **where)
+                    target.targets, timeout=timeout, per_test=options.per_test,
+                    python=options.python, limits=limits, **where)
     run.folder = folder
     options.progress("  %s run %d: %s" % (variant, attempt, run.summary()["counts"]))
     return run
@@ -76,16 +89,17 @@ def _run(target, work, variant, texts, options, attempt=1):
 
 def judge_runs(target, work, decompiled, entry, options):
     orig = _run(target, work, "orig", {}, options)
-    deco = _run(target, work, "deco", decompiled, options)
+    deco = _run(target, work, "deco", decompiled, options, after=orig)
     ctrl = orig2 = deco2 = None
     differ = cmp.differing(orig, deco)
     if differ or options.always_control:
         controls = {rel: control_text(path) for rel, path, decompile in target.files if decompile}
         entry["control_missing"] = sorted(rel for rel, text in controls.items() if text is None)
-        ctrl = _run(target, work, "ctrl", {r: t for r, t in controls.items() if t}, options)
+        ctrl = _run(target, work, "ctrl", {r: t for r, t in controls.items() if t}, options,
+                    after=orig)
     if differ:
         orig2 = _run(target, work, "orig", {}, options, attempt=2)
-        deco2 = _run(target, work, "deco", decompiled, options, attempt=2)
+        deco2 = _run(target, work, "deco", decompiled, options, attempt=2, after=orig)
     entry["runs"] = {name: run.summary() for name, run in
                      (("original", orig), ("decompiled", deco), ("control", ctrl),
                       ("original_again", orig2), ("decompiled_again", deco2)) if run}
