@@ -2,6 +2,7 @@
 deliberately wrong "decompiled" text, must show exactly the outcomes that the wrong text
 changes, and put a test that reads line numbers aside as source-text dependent."""
 import importlib.util
+import sys
 
 import pytest
 
@@ -10,8 +11,10 @@ from depyf.verify.cpython_tests.launch import Run
 from depyf.verify.cpython_tests.referee import Options, judge, substitution
 from depyf.verify.cpython_tests.targets import Target, library_target, language_target, select
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("test.support") is None,
-                                reason="this interpreter has no test package")
+# the referee runs children and CPython's test package
+needs_children = pytest.mark.skipif(
+    sys.platform == "emscripten" or importlib.util.find_spec("test.support") is None,
+    reason="no subprocesses under WebAssembly (3.14 via pyodide), or no test package")
 
 FAKE = '''\
 """A module under test."""
@@ -91,6 +94,7 @@ def _by_test(items):
             for item in items}
 
 
+@needs_children
 def test_a_wrong_text_changes_exactly_the_tests_it_breaks(tmp_path):
     options = Options(decompile=lambda code: WRONG, per_test=3.0, timeout=120.0)
     entry = judge(_target(tmp_path), str(tmp_path / "work"), options)
@@ -110,6 +114,7 @@ def test_a_wrong_text_changes_exactly_the_tests_it_breaks(tmp_path):
     assert "CHANGED fakemod [proven text]" in report.format_table(result)
 
 
+@needs_children
 def test_the_original_text_changes_nothing(tmp_path):
     options = Options(decompile=lambda code: FAKE, per_test=3.0, timeout=120.0)
     entry = judge(_target(tmp_path), str(tmp_path / "work"), options)
@@ -147,12 +152,16 @@ def test_substitution_names_imports_from_elsewhere():
     run.folder = "/tmp/x/lib"
     run.imports = [("m", "/tmp/x/lib/m.py")]
     assert substitution(target, run) == {"ok": 1}
+    run.loaded = [("m", "/usr/lib/python3/m.py")]  # m.__file__ at the end
+    assert substitution(target, run)["problem"] == "from elsewhere"
+    run.loaded = []
     run.imports = [("m", "/usr/lib/python3/m.py")]
     assert substitution(target, run)["problem"] == "from elsewhere"
     run.imports = []
     assert substitution(target, run) == {"problem": "not exercised"}
 
 
+@needs_children
 def test_targets_of_this_interpreter():
     json_target, why = library_target("json")
     assert why is None and "test.test_json" in json_target.tests

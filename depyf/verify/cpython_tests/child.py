@@ -14,7 +14,8 @@ frozen_modules=off child.py ARGS``, where ARGS is a file holding a marshalled di
 
 Records (tuples): ``("preloaded", name)`` a target already imported at start-up;
 ``("import", name, origin)`` each import of a target (or a module inside a target
-package) and the file it came from; ``("start", test_id)``; ``("outcome", test_id, kind,
+package) and the file it came from; ``("start", test_id)``; ``("loaded", name, __file__)`` for each target in
+``sys.modules`` at the end; ``("outcome", test_id, kind,
 detail, seconds)``, kind one of pass, fail, error, skip, xfail, xpass, timeout; ``("fatal",
 text)``; ``("done",)``. Records are written as they happen, so a run killed for its time
 limit still says which test was running.
@@ -219,6 +220,10 @@ def main(args):
             run_module(name, unittest, result)
     except BaseException:
         record("fatal", describe(sys.exc_info()))
+    for name in args["targets"]:
+        module = sys.modules.get(name)
+        if module is not None:
+            record("loaded", name, str(getattr(module, "__file__", None)))
     record("done")
 
 

@@ -25,7 +25,8 @@ SEVERITY = ["skip", "pass", "xfail", "xpass", "fail", "error", "timeout", "missi
 
 class Run:
     """One child run: ``outcomes`` {test id: kind}, ``details`` {test id: first failure
-    line}, ``imports`` [(module, file)], ``preloaded`` targets imported before the
+    line}, ``imports`` [(module, file)] as imported, ``loaded`` [(module, __file__)] of
+    the targets in ``sys.modules`` at the end, ``preloaded`` targets imported before the
     recorder, ``fatal`` (the harness in the child failed), ``timed_out`` and ``running``
     (the test that was running when the run was killed), ``durations`` {test id:
     seconds}, ``returncode``, ``seconds``,
@@ -36,6 +37,7 @@ class Run:
         self.details = {}
         self.durations = {}
         self.imports = []
+        self.loaded = []
         self.preloaded = []
         self.fatal = None
         self.done = False
@@ -62,6 +64,8 @@ class Run:
                 self.running = None
         elif kind == "import":
             self.imports.append((item[1], item[2]))
+        elif kind == "loaded":
+            self.loaded.append((item[1], item[2]))
         elif kind == "preloaded":
             self.preloaded.append(item[1])
         elif kind == "fatal":

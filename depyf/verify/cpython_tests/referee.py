@@ -113,12 +113,13 @@ def judge_runs(target, work, decompiled, entry, options):
 
 
 def substitution(target, run):
-    """Whether the modules under test came from the run's folder: ``ok``, or the
+    """Whether the modules under test came from the run's folder (each import of one,
+    and the ``__file__`` of those still in ``sys.modules`` at the end): ``ok``, or the
     problem (``not exercised``: the tests never imported them; ``preloaded``; ``from
     elsewhere``) with the imports that were not from the folder."""
     def watched(name):
         return any(name == t or name.startswith(t + ".") for t in target.targets)
-    imports = [(name, origin) for name, origin in run.imports if watched(name)]
+    imports = [(name, origin) for name, origin in run.imports + run.loaded if watched(name)]
     elsewhere = sorted({"%s from %s" % (name, origin) for name, origin in imports
                         if not origin.startswith(run.folder + os.sep)})
     if run.preloaded:
@@ -127,7 +128,7 @@ def substitution(target, run):
         return {"problem": "from elsewhere", "imports": elsewhere}
     if not any(name in target.targets for name, _ in imports):
         return {"problem": "not exercised"}
-    return {"ok": len(imports)}
+    return {"ok": len([1 for name, _ in run.imports if watched(name)])}
 
 
 __all__ = ["Options", "judge", "FileText"]
