@@ -2,13 +2,14 @@
 
     python -m depyf.verify.cpython_tests [--mode library|language] [--modules a,b] [--ci]
         [--json PATH] [--timeout S] [--per-test S] [--decompile-timeout S]
-        [--proven-only] [--always-control] [--keep DIR] [--list]
+        [--proven-only] [--always-control] [--keep DIR] [--list] [--report PATH]
 
 Prints a table (one line per module, then the totals, every changed outcome, every
 source-text dependent and flaky test, the refusals grouped by cause and the modules left
 out). Exit status 1 when an outcome changed or a module was not proven; 2 on bad usage.
 """
 import argparse
+import json
 import sys
 
 from . import report, run, targets
@@ -38,9 +39,18 @@ def main(argv=None):
                    help="run the control text on every module, not only where an outcome changed")
     p.add_argument("--keep", metavar="DIR", help="write the folders and logs here and keep them")
     p.add_argument("--list", action="store_true", help="print the modules and exit")
+    p.add_argument("--report", metavar="PATH", help="print the table of a saved --json file "
+                                                    "(and exit with its status)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = p.parse_args(argv)
 
+    if args.report:
+        with open(args.report, encoding="utf-8") as f:
+            saved = json.load(f)
+        results = saved.get("runs", [saved])
+        for result in results:
+            print(report.format_table(result))
+        return 1 if any(report.failed(r["modules"]) for r in results) else 0
     names = [m.strip() for m in args.modules.split(",") if m.strip()] if args.modules else None
     modes = [args.mode] if args.mode else (["library", "language"] if args.ci else ["library"])
     if args.list:

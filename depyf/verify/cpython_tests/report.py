@@ -45,12 +45,19 @@ def failed(entries):
 
 
 def cause(reason):
-    """A refusal's cause without the names and offsets that make each one unique."""
+    """A refusal's cause without the names, operands and offsets that make each one
+    unique (the checker's first difference keeps its kind and its instructions)."""
     text = re.sub(r"^cannot decompile .*?Python \d+\.\d+: ", "", reason)
     text = re.sub(r"^[\w.<>]+: ", "", text)
     text = re.sub(r" \((no reading|a bug in depyf|depyf does not handle).*$", "", text)
+    text = re.sub(r" at offset \d+ \(line \d+\)", "", text)
+    text = re.sub(r"\bat ([A-Z_]+)[^,]*", r"at \1", text)  # the instruction, not its argument
+    text = re.sub(r"<function [^>]*>|<result \d+>|<exception \d+>", "<_>", text)
+    text = re.sub(r"\[[^\[\]]*\]|\([^()]*\)", "[..]", text)
+    text = re.sub(r"\[[^\[\]]*\]", "[..]", text)
+    text = re.sub(r"\b(name|global|cell|fast|local|attr|method|getattr|setattr) [\w.]+", r"\1 _", text)
     text = re.sub(r"'[^']*'|\b\d+\b", "_", text)
-    return text[:160]
+    return text[:200]
 
 
 def refusals(entries):
