@@ -8,7 +8,7 @@ import pytest
 
 from depyf.verify.cpython_tests import compare, report
 from depyf.verify.cpython_tests.launch import Run
-from depyf.verify.cpython_tests.referee import Options, judge, substitution
+from depyf.verify.cpython_tests.referee import Options, harness_problems, judge, substitution
 from depyf.verify.cpython_tests.targets import Target, library_target, language_target, select
 
 # the referee runs children and CPython's test package
@@ -161,6 +161,16 @@ def test_substitution_names_imports_from_elsewhere():
     assert substitution(target, run) == {"problem": "not exercised"}
 
 
+def test_harness_problems_are_what_kept_tests_from_loading():
+    run = _run({"test.test_a": "error", "test.test_b": "error", "test.test_c.<loading 0>": "error",
+                "test.test_d": "error", "test.test_e.T.test_x": "error"})
+    run.details = {"test.test_a": "import failed: ImportError: no module named x",
+                   "test.test_b": "import failed: ResourceDenied: Use of the 'curses' resource",
+                   "test.test_c.<loading 0>": "FileNotFoundError: ieee754.txt",
+                   "test.test_d": "import failed: SkipTest: no _tkinter"}
+    assert [p["test"] for p in harness_problems(run)] == ["test.test_a", "test.test_c.<loading 0>"]
+
+
 @needs_children
 def test_targets_of_this_interpreter():
     json_target, why = library_target("json")
@@ -169,6 +179,9 @@ def test_targets_of_this_interpreter():
     assert library_target("tkinter")[0] is None
     grammar, why = language_target("test_grammar")
     assert grammar.tests == ["test.test_grammar"] and grammar.files[0][0] == "test_grammar.py"
+    # the data next to the test modules is linked in, never a module or a package
+    assert grammar.links and not any(rel.endswith(".py") for rel, _ in grammar.links)
+    assert "support" not in dict(grammar.links)
     chosen, excluded = select("library", ["codecs", "textwrap"])
     assert [t.name for t in chosen] == ["textwrap"]
     assert excluded[0][0] == "codecs" and "starts" in excluded[0][1]

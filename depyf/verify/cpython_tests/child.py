@@ -5,7 +5,7 @@ frozen_modules=off child.py ARGS``, where ARGS is a file holding a marshalled di
 
 - ``lib``: a folder put first on ``sys.path`` (the modules under test), or None;
 - ``test_dir``: a folder put first on the ``test`` package's ``__path__`` (test modules
-  under test), or None;
+  under test), or None; ``test_root``: the folder that holds it;
 - ``targets``: the module names that must come from those folders;
 - ``tests``: the test modules to run, by name (``test.test_json``);
 - ``per_test``: seconds one test may run (0: no limit), ``limits`` {test id: seconds}
@@ -172,6 +172,25 @@ def configure(support, unittest, result):
         support.run_doctest = recorded_doctest
 
 
+def discover_in(support, roots):
+    """``support.load_package_tests`` for test packages under ``roots`` too: it names the
+    modules it discovers from the standard library's folder, which a package under test
+    is not in (discovery would fail with "Path must be within the project")."""
+    import os
+    original = getattr(support, "load_package_tests", None)
+    if original is None:
+        return
+
+    def load_package_tests(pkg_dir, loader, standard_tests, pattern):
+        root = next((r for r in roots if pkg_dir.startswith(r + os.sep)), None)
+        if root is None:
+            return original(pkg_dir, loader, standard_tests, pattern)
+        found = loader.discover(start_dir=pkg_dir, top_level_dir=root, pattern=pattern or "test*")
+        standard_tests.addTests(found)
+        return standard_tests
+    support.load_package_tests = load_package_tests
+
+
 def run_module(name, unittest, result):
     record("start", name)
     try:
@@ -216,6 +235,7 @@ def main(args):
         from test import support
         result = make_result(unittest, args["per_test"], args.get("limits") or {})
         configure(support, unittest, result)
+        discover_in(support, [r for r in (args["lib"], args.get("test_root")) if r])
         for name in args["tests"]:
             run_module(name, unittest, result)
     except BaseException:

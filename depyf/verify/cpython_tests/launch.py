@@ -105,6 +105,7 @@ def run_tests(workdir, tests, targets, lib=None, test_dir=None, timeout=600.0, p
     shutil.copyfile(CHILD, script)  # its folder becomes sys.path[0]: nothing else in it
     with open(args_path, "wb") as f:
         marshal.dump({"lib": lib, "test_dir": test_dir, "targets": list(targets),
+                      "test_root": os.path.dirname(test_dir) if test_dir else None,
                       "tests": list(tests), "per_test": float(per_test or 0), "out": out,
                       "limits": dict(limits or {})}, f)
     log_path = os.path.join(workdir, "log.txt")

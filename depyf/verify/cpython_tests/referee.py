@@ -78,6 +78,9 @@ def _run(target, work, variant, texts, options, attempt=1, after=None):
     folder, where = _folders(target, root)
     if attempt == 1:
         write_variant(folder, target.files, texts)
+        for rel, path in target.links:
+            if not os.path.lexists(os.path.join(folder, rel)):
+                os.symlink(path, os.path.join(folder, rel))
     timeout, limits = limits_after(after, options) if after else (options.timeout, None)
     run = run_tests(os.path.join(work, "%s-run%d" % (variant, attempt)), target.tests,
                     target.targets, timeout=timeout, per_test=options.per_test,
@@ -103,6 +106,9 @@ def judge_runs(target, work, decompiled, entry, options):
     entry["runs"] = {name: run.summary() for name, run in
                      (("original", orig), ("decompiled", deco), ("control", ctrl),
                       ("original_again", orig2), ("decompiled_again", deco2)) if run}
+    harness = harness_problems(orig)
+    if harness:
+        entry["harness_problems"] = harness
     entry["substitution"] = {"original": substitution(target, orig),
                              "decompiled": substitution(target, deco)}
     if deco.fatal or not deco.done:
@@ -110,6 +116,27 @@ def judge_runs(target, work, decompiled, entry, options):
     entry.update(cmp.compare(orig, deco, ctrl, orig2, deco2))
     for item in entry["changed"]:
         item["proven_text"] = entry["status"] in PROVEN
+
+
+SKIPPED = ("ResourceDenied", "SkipTest", "unittest.case.SkipTest")
+
+
+def harness_problems(orig):
+    """What kept the original run from testing anything it should have: test modules
+    that did not import (but not those that skip themselves: a resource not enabled, a
+    module missing), test discovery that failed, the child itself failing."""
+    found = []
+    for test, outcome in sorted(orig.outcomes.items()):
+        detail = orig.details.get(test, "")
+        if outcome != "error":
+            continue
+        if "<loading" in test or "_FailedTest" in test or (
+                detail.startswith("import failed") and not any(
+                    detail.startswith("import failed: %s:" % kind) for kind in SKIPPED)):
+            found.append({"test": test, "detail": detail})
+    if orig.fatal:
+        found.append({"test": "(child)", "detail": orig.fatal})
+    return found
 
 
 def substitution(target, run):

@@ -1,8 +1,9 @@
 """The referee's report: a table per run, the lists behind it, JSON, the exit status.
 
 The exit status is 1 when a test's outcome changed, a module was not proven (refused,
-unreadable, timed out, internal error), or a module under test was imported from
-somewhere else than its folder (the run would not have tested it); 0 otherwise.
+unreadable, timed out, internal error), a module under test was imported from
+somewhere else than its folder, or the original run could not load its tests (the run
+would not have tested it: ``referee.harness_problems``); 0 otherwise.
 """
 import json
 import os
@@ -15,7 +16,8 @@ from .referee import PROVEN
 def totals(entries):
     count = OrderedDict((k, 0) for k in ("modules", "proven", "refused", "internal_error",
                                          "tests", "same", "changed", "source_text_dependent",
-                                         "flaky", "not_reached", "substitution_problems"))
+                                         "flaky", "not_reached", "substitution_problems",
+                                         "harness_problems"))
     for e in entries:
         count["modules"] += 1
         if e["status"] in PROVEN:
@@ -30,6 +32,8 @@ def totals(entries):
             count[key] += len(e.get(key, ()))
         if _substitution_problem(e):
             count["substitution_problems"] += 1
+        if e.get("harness_problems"):
+            count["harness_problems"] += 1
     return count
 
 
@@ -40,7 +44,7 @@ def _substitution_problem(entry):
 
 def failed(entries):
     """Whether the run fails (see the module docstring)."""
-    return any(e.get("changed") or e["status"] not in PROVEN
+    return any(e.get("changed") or e["status"] not in PROVEN or e.get("harness_problems")
                or _substitution_problem(e) == "from elsewhere" for e in entries)
 
 
@@ -84,6 +88,9 @@ def format_table(result):
             note = "child failed: " + runs["decompiled"]["fatal"]
         elif runs.get("decompiled", {}).get("timed_out"):
             note = "decompiled run timed out"
+        elif e.get("harness_problems"):
+            problem = e["harness_problems"][0]
+            note = "harness: %s %s" % (problem["test"], problem["detail"][-60:])
         rows.append((e["name"], e["status"], e.get("total", "-"), e.get("same", "-"),
                      len(e.get("changed", ())), len(e.get("source_text_dependent", ())),
                      len(e.get("flaky", ())), len(e.get("not_reached", ())), note[:70]))
@@ -94,11 +101,11 @@ def format_table(result):
     lines.append("")
     lines.append("Python %s, %s mode: %d modules (%d proven, %d refused, %d internal error); "
                  "%d tests: %d same, %d changed, %d source-text dependent, %d flaky, "
-                 "%d not reached; %.0f s" % (
+                 "%d not reached; %d with harness problems; %.0f s" % (
                      result["python"], result["mode"], t["modules"], t["proven"], t["refused"],
                      t["internal_error"], t["tests"], t["same"], t["changed"],
                      t["source_text_dependent"], t["flaky"], t["not_reached"],
-                     result["wall_seconds"]))
+                     t.get("harness_problems", 0), result["wall_seconds"]))
     lines.extend(_details(result))
     return "\n".join(lines)
 

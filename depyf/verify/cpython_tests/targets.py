@@ -2,7 +2,9 @@
 
 A ``Target`` is one unit of the referee: ``files`` ((relative path, source path, decompile)
 triples) are written into a variant folder, ``tests`` (test module names) run with it,
-and ``targets`` (module names) must be imported from that folder.
+``targets`` (module names) must be imported from that folder, and ``links`` ((relative
+path, path) pairs) are linked into it: the data files and folders of ``Lib/test`` that
+the test modules read next to their own file (``ieee754.txt``, ``mathdata/``, ...).
 
 - library mode: a pure-Python module or package of the running interpreter's standard
   library with a ``test_<name>`` module in its ``Lib/test`` (or another test module
@@ -23,7 +25,7 @@ from collections import namedtuple
 
 from .launch import FLAGS, child_env
 
-Target = namedtuple("Target", "name mode files tests targets")
+Target = namedtuple("Target", "name mode files tests targets links", defaults=((),))
 
 # Pure twins and modules whose tests have other names (only those present are used).
 TESTS = {
@@ -92,9 +94,9 @@ LANGUAGE = (
 
 # The fast subset for CI (a few minutes per version, every module proven on 3.8-3.13).
 CI = {
-    "library": ("textwrap", "json", "colorsys", "shlex", "heapq"),
-    "language": ("test_augassign", "test_bool", "test_unary", "test_keywordonlyarg",
-                 "test_dictcomps"),
+    "library": ("textwrap", "json", "colorsys", "shlex", "heapq", "bisect"),
+    "language": ("test_augassign", "test_bool", "test_setcomps", "test_genexps", "test_list",
+                 "test_slice"),
 }
 
 
@@ -178,7 +180,22 @@ def language_target(spec, lib=None):
         else:
             return None, "no test module %s in this version" % name
     return Target(names[0], "language", files, ["test." + names[0]],
-                  ["test." + n for n in names]), None
+                  ["test." + n for n in names], test_data(lib)), None
+
+
+def test_data(lib=None):
+    """``(name, path)`` of every entry of ``Lib/test`` that is neither a module nor a
+    package: the data that test modules find next to their own file."""
+    folder = os.path.join(lib or lib_dir(), "test")
+    found = []
+    for entry in sorted(os.listdir(folder)):
+        path = os.path.join(folder, entry)
+        if entry == "__pycache__" or entry.endswith(".py"):
+            continue
+        if os.path.isdir(path) and os.path.isfile(os.path.join(path, "__init__.py")):
+            continue
+        found.append((entry, path))
+    return found
 
 
 def preloaded_modules(python=None):
