@@ -365,6 +365,15 @@ SNIPPETS = {
     ''',
     # issue 9: the clause's `return` stays in the clause (its value waits beneath the
     # exception while the clause restores it and deletes `e`)
+    # a finally body's own `return` drops the value of the body's `return` (3.9+: the
+    # copy on the normal path runs while it waits): one try/finally, both returns
+    "finally_return_over_body_return": '''
+        def f(a, g):
+            try:
+                return g(a)
+            finally:
+                return a + 1
+    ''',
     "return_in_except_clause_through_finally": '''
         class Tick:
             def __init__(self, v):

@@ -495,3 +495,34 @@ def finally_with_try_ends_loop_arm(items, log):
         else:
             log.append("else")
     return log
+
+
+class _Adds:
+    """A value whose `+` is logged (a copy of the finally body run twice shows)."""
+    def __init__(self, log):
+        self.log = log
+
+    def __add__(self, other):
+        self.log.append(("add", other))
+        if other == 0:
+            raise ZeroDivisionError("add 0")
+        return len(self.log)
+
+
+@case((1,), (None,))
+def finally_returns_over_a_return(a):
+    # 3.9+: the value of `return a` waits while the copy of the finally body runs; its
+    # own return drops it (and a TypeError of `a + 1` leaves the function)
+    try:
+        return a
+    finally:
+        return a + 1
+
+
+@case(([], 1), ([], 0), ([], None))
+def finally_returns_over_a_call_that_may_raise(log, n):
+    a = _Adds(log)
+    try:
+        return log.append(1 // n)
+    finally:
+        return a + (n or 0)

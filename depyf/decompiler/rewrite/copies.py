@@ -27,7 +27,7 @@ def strip_copies(stmts, copy):
         # finally bodies that run after it (those are stripped by their own try)
         k = next((k for k in range(4) if i - k >= n and _is_copy(stmts[i - k - n:i - k], copy)), None) \
             if isinstance(s, ESCAPES) or _is_reraise(s) else None
-        if k is None and all_paths_end([s], _loop_escape) and _strip_cancelled_return(stmts, i, copy):
+        if k is None and all_paths_end([s], _drops_pending_return) and _strip_cancelled_return(stmts, i, copy):
             i = i - n + 2  # (past the `return` left in place of the copy)
             continue
         if k is not None:
@@ -94,6 +94,12 @@ def _is_copy(window, copy):
     break/continue) while they wait on the stack."""
     return same_stmts(window, copy) or has_cancelled_return(window) and \
         same_stmts(_without_cancelled(window), copy)
+
+
+def _drops_pending_return(s):
+    """A way out of a finally body that drops the value of a `return` waiting in the
+    try body: a break, a continue, or the finally body's own return."""
+    return isinstance(s, (ast.Break, ast.Continue, ast.Return))
 
 
 def _loop_escape(s):
