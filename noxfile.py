@@ -58,7 +58,7 @@ TORCH_DECOMPILER_GAPS = {}
 TORCH_PYTHONS = {"3.10": "2.14.1", "3.12": "2.15.0", "3.13": "2.15.0"}
 # The smoke suite, in one place: every workload with and without prepare_debug and under
 # debug() (bitwise equal), the fallback gate, depyf.decompile on every generated code
-# object, guards against torch's check, the README example, every dump file imported and
+# object, guards against torch's check, the main example, every dump file imported and
 # every graph file run alone, the report, functions whose asserts pytest rewrote, a pdb
 # and a debugpy session, and the walk over every dump directory (runs last). About 3 minutes on 2 cores.
 TORCH_SMOKE = [
@@ -199,6 +199,7 @@ def docs(session):
     match their data files, and open the built site in headless Chromium."""
     session.install(*DOCS_REQUIREMENTS)
     _install_depyf(session)
+    session.env["NO_MKDOCS_2_WARNING"] = "1"  # mkdocs-material's banner about its successor
     session.run("python", "tools/docs_tables.py", "--check")
     session.run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", "site")
     session.run("python", "tools/docs_check.py", "site")

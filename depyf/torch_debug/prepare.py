@@ -56,7 +56,7 @@ class Capture:
                 self.session.warn_once("detach", "could not detach from torch cleanly: %s" % exc)
 
     def dump_existing(self):
-        """Dump functions compiled before this session, from their cache entries (found
+        """Dump functions compiled before this dump session, from their cache entries (found
         through Dynamo's registry of original code objects, ``orig_code_map``). Resume
         functions are put under their function when its module's globals hold them."""
         found = []

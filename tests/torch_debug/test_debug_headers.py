@@ -1,4 +1,4 @@
-"""Issue 12, item 2: what a dump file's header says about breakpoints is what a real pdb
+"""What a dump file's header says about breakpoints is what a real pdb
 session under debug() does, for each backend.
 
 A breakpoint is set at the last statement of the function in every transformed-code file
