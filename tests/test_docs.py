@@ -87,3 +87,17 @@ def test_no_history_in_docs_and_docstrings():
             for n, line in enumerate(open(p, encoding="utf-8", errors="replace"), 1)
             if HISTORY.search(line)]
     assert not hits, "\n".join(hits)
+
+
+def test_api_reference_covers_every_public_name():
+    """docs/reference/api.md renders (mkdocstrings) every name of depyf.__all__, and the
+    modules depyf.utils, depyf.decompiler and depyf.verify."""
+    import depyf
+
+    text = open(os.path.join(REPO, "docs", "reference", "api.md"), encoding="utf-8").read()
+    rendered = re.findall(r"(?m)^::: ([\w.]+)$", text)
+    for name in depyf.__all__:
+        assert any(r == "depyf." + name or r.startswith("depyf.torch_debug") and r.endswith("." + name)
+                   for r in rendered), name
+    for module in ("depyf.utils", "depyf.decompiler", "depyf.verify"):
+        assert module in rendered, module
