@@ -130,12 +130,13 @@ def record(name, extra):
     cmd = [sys.executable, os.path.join(REPO, spec["benchmark"]), "--out-dir", out_dir] + extra
     print("running: %s" % " ".join(shown), file=sys.stderr, flush=True)
     start = datetime.datetime.now(datetime.timezone.utc)
+    commit = _commit()
     proc = subprocess.run(cmd, cwd=REPO)
     rows = spec["reduce"](out_dir)
     if not rows:
         sys.exit("%s wrote no results (exit status %d)" % (spec["benchmark"], proc.returncode))
     data = {"name": name, "command": " ".join(shown), "date": start.strftime("%Y-%m-%d"),
-            "machine": _machine(), "depyf": _commit(), "exit_status": proc.returncode,
+            "machine": _machine(), "depyf": commit, "exit_status": proc.returncode,
             "rows": rows}
     os.makedirs(DATA, exist_ok=True)
     with open(os.path.join(DATA, name + ".json"), "w", encoding="utf-8") as f:
@@ -149,8 +150,11 @@ def measurement_block(name):
         return ["*Not measured yet:* `python tools/docs_tables.py record %s`." % name]
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
+    # an interpreter given by path is this machine's: shown by its version only
+    command = re.sub(r"--python (3\.\d+)=\S+", r"--python \1=PATH", data["command"])
     head = ["Made by `%s` (recorded with `python tools/docs_tables.py record %s`) on %s, "
-            "depyf %s, on %s." % (data["command"], name, data["date"], data["depyf"], data["machine"]),
+            "depyf %s, on %s; Python versions as in the first column." % (
+                command, name, data["date"], data["depyf"], data["machine"]),
             ""]
     return head + MEASUREMENTS[name]["table"](data["rows"])
 
