@@ -8,6 +8,10 @@ Sessions:
   tests-3.14, roundtrip-3.14   the same two on CPython 3.14 compiled to WebAssembly
                                (pyodide under node: tools/pyodide/python3.14); no venv:
                                pytest is installed (pure-Python wheels) into a cache folder
+  docs                         the documentation site: ``mkdocs build --strict`` (pinned
+                               mkdocs-material and mkdocstrings), the measurement tables
+                               checked against their data files, and the built site opened
+                               in headless Chromium (tools/docs_check.py)
 
 Interpreters are the pyenv ones (``$(pyenv root)/versions/3.X.Y/bin``); their folders are
 put at the front of PATH here, so plain ``nox`` finds ``python3.8`` .. ``python3.13``
@@ -54,7 +58,7 @@ TORCH_DECOMPILER_GAPS = {}
 TORCH_PYTHONS = {"3.10": "2.14.1", "3.12": "2.15.0", "3.13": "2.15.0"}
 # The smoke suite, in one place: every workload with and without prepare_debug and under
 # debug() (bitwise equal), the fallback gate, depyf.decompile on every generated code
-# object, guards against torch's check, the README example, every dump file imported and
+# object, guards against torch's check, the main example, every dump file imported and
 # every graph file run alone, the report, functions whose asserts pytest rewrote, a pdb
 # and a debugpy session, and the walk over every dump directory (runs last). About 3 minutes on 2 cores.
 TORCH_SMOKE = [
@@ -94,7 +98,7 @@ PYODIDE_PYTHON = os.path.join("tools", "pyodide", "python3.14")
 PYODIDE_SITE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                             "depyf", "site-3.14")
 
-nox.options.sessions = ["tests", "tests-3.14", "roundtrip", "roundtrip-3.14", "torch",
+nox.options.sessions = ["tests", "tests-3.14", "roundtrip", "roundtrip-3.14", "docs", "torch",
                         "torch-%d.%d" % _minor(TORCH_RELEASES[0]), "torch-%d.%d" % _minor(TORCH_LOWER_BOUND)]
 nox.options.reuse_venv = "yes"
 nox.options.default_venv_backend = "venv"
@@ -180,6 +184,25 @@ def torch(session):
     _install_depyf(session, TORCH_REQUIREMENT, extras="[torch,cli]")
     session.env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     session.run("python", "-m", "pytest", "tests/torch_debug", "-q", "-ra", *session.posargs)
+
+
+# The documentation site's tools, pinned (a new mkdocs-material may warn, and --strict
+# turns warnings into failures).
+DOCS_REQUIREMENTS = ["mkdocs==1.6.1", "mkdocs-material==9.8.2", "mkdocstrings==1.0.8",
+                     "mkdocstrings-python==2.0.11"]
+DOCS_PYTHON = "3.11"
+
+
+@nox.session(python=DOCS_PYTHON)
+def docs(session):
+    """Build the documentation site strictly (site/), check that the measurement tables
+    match their data files, and open the built site in headless Chromium."""
+    session.install(*DOCS_REQUIREMENTS)
+    _install_depyf(session)
+    session.env["NO_MKDOCS_2_WARNING"] = "1"  # mkdocs-material's banner about its successor
+    session.run("python", "tools/docs_tables.py", "--check")
+    session.run("python", "-m", "mkdocs", "build", "--strict", "--site-dir", "site")
+    session.run("python", "tools/docs_check.py", "site")
 
 
 def _torch_smoke_requirements(release):

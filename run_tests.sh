@@ -8,8 +8,10 @@
 #                                 other releases: nox -t torch-matrix (docs/torch-releases.md)
 #   tests-3.14, roundtrip-3.14    the same on CPython 3.14 (WebAssembly, pyodide under node:
 #                                 tools/pyodide/python3.14 installs it on first use)
+#   docs                          the documentation site, built with mkdocs --strict and
+#                                 opened in headless Chromium
 # With no arguments it runs two streams side by side (one per core): the `tests` sessions
-# then the lowest torch in the foreground; `torch`, the newest torch, then `roundtrip` in
+# and `docs`, then the lowest torch in the foreground; `torch`, the newest torch, then `roundtrip` in
 # the background, whose output is printed when they finish. DEPYF_TEST_JOBS=1 runs
 # everything in one stream. Arguments go to a single nox run, e.g.
 # ./run_tests.sh -s tests-3.12   or   ./run_tests.sh -R
@@ -46,7 +48,7 @@ stream() {
 if [ $# -eq 0 ] && [ "${DEPYF_TEST_JOBS:-2}" -ge 2 ]; then
     stream b "-s torch" "-t torch-newest" "-s roundtrip roundtrip-3.14" >"$work/stream-b.log" 2>&1 &
     pid_b=$!
-    stream a "-s tests tests-3.14" "-t torch-lowest"
+    stream a "-s tests tests-3.14 docs" "-t torch-lowest"
     status_a=$?
     wait "$pid_b"
     status_b=$?

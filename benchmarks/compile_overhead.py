@@ -9,7 +9,7 @@ compiles) and ``TORCHINDUCTOR_COMPILE_THREADS=1``. A process imports torch, depy
 transformers' model classes) first, then times the whole workload (building inputs,
 compiling, running) including, for depyf, entering and leaving the ``with`` block (leaving
 writes the full-code and overview files). Prints per-workload medians and their ratio,
-then per backend the median of the workload ratios. Targets (issue 12): <= 1.10 for eager
+then per backend the median of the workload ratios. Targets: <= 1.10 for eager
 and aot_eager, <= 1.05 for inductor.
 
     python benchmarks/compile_overhead.py             # full: 9 runs eager/aot_eager, 3 inductor

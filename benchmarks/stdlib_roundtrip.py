@@ -1,17 +1,20 @@
 """The full stdlib round trip on every interpreter 3.8 to 3.13, as a Markdown table.
 
     python benchmarks/stdlib_roundtrip.py [--versions 3.8,3.13] [--out-dir DIR] [--modules a,b]
+                                          [--python 3.X=PATH ...]
 
 Runs ``python -m depyf.verify --json ...`` (the whole corpus, no sample) with each pyenv
 interpreter (``$(pyenv root)/versions/3.X.Y/bin/python``), one after the other, on this
 checkout. Each runs in a virtual environment under ``~/.cache/depyf-bench/`` made once
 from that interpreter with ``pip install -e <checkout>`` (so 3.8 gets its ``astunparse``);
-``--no-venv`` uses the bare interpreters with ``PYTHONPATH`` instead. Prints
+``--no-venv`` uses the bare interpreters with ``PYTHONPATH`` instead, and ``--python
+3.X=PATH`` a given interpreter that can import depyf's dependencies (a nox environment,
+``.nox/tests-3-X/bin/python``). Prints
 
 | Python | code objects | decompiled % | compiles % | bytecode-equal % | proven % | behave differently | __temp names | slowest s |
 
 ("proven": bytecode-equal or proven by the equivalence checker; "behave differently":
-outputs the checker found a difference in, decompiled with ``allow_unproven``), ready to paste into the README. ``--out-dir`` keeps each version's JSON and failure
+outputs the checker found a difference in, decompiled with ``allow_unproven``), the table of docs/measurements.md. ``--out-dir`` keeps each version's JSON and failure
 worklist (``verify-3.X.json``, ``failures-3.X.txt``).
 """
 import argparse
@@ -49,11 +52,12 @@ def checkout_venv(python, version):
     return vpython
 
 
-def run_version(version, out_dir, modules, use_venv=True):
-    python = pyenv_python(version)
+def run_version(version, out_dir, modules, use_venv=True, python=None):
+    given = python is not None
+    python = python or pyenv_python(version)
     if python is None:
         return {"error": "no pyenv interpreter %s.*" % version}
-    if use_venv:
+    if use_venv and not given:
         try:
             python = checkout_venv(python, version)
         except subprocess.CalledProcessError as exc:
@@ -100,14 +104,18 @@ def main(argv=None):
     p.add_argument("--out-dir", help="keep per-version JSON and failure lists here")
     p.add_argument("--no-venv", action="store_true",
                    help="run the bare pyenv interpreters with PYTHONPATH=<checkout>")
+    p.add_argument("--python", action="append", default=[], metavar="3.X=PATH",
+                   help="the interpreter for one version (used as it is, no venv)")
     args = p.parse_args(argv)
+    chosen = dict(item.split("=", 1) for item in args.python)
     out_dir = args.out_dir or tempfile.mkdtemp(prefix="depyf-roundtrip-")
     os.makedirs(out_dir, exist_ok=True)
 
     rows = []
     for version in [v.strip() for v in args.versions.split(",") if v.strip()]:
         print("running %s ..." % version, file=sys.stderr, flush=True)
-        rows.append((version, run_version(version, out_dir, args.modules, not args.no_venv)))
+        rows.append((version, run_version(version, out_dir, args.modules, not args.no_venv,
+                                          chosen.get(version))))
     print(markdown(rows))
     print()
     for version, data in rows:

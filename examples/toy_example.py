@@ -16,6 +16,10 @@ def main():
 if __name__ == "__main__":
     # main()
     # surround the code you want to run inside `with depyf.prepare_debug`
+    import logging
     import depyf
+    # depyf logs where the dump is and how to open the report (INFO, logger "depyf")
+    logging.basicConfig(format="%(message)s")
+    logging.getLogger("depyf").setLevel(logging.INFO)
     with depyf.prepare_debug("./dump_src_dir"):
         main()

@@ -351,7 +351,7 @@ SNIPPETS = {
         def f(parts, skip):
             return [part for part in parts if part and part is not skip]
     ''',
-    # issue 9: the `return` stays in the inner body (3.11+ lays its RETURN_VALUE outside
+    # the `return` stays in the inner body (3.11+ lays its RETURN_VALUE outside
     # both try statements), not after the inner try where the handler misses its error
     "return_in_nested_try_bodies": '''
         def f(s):
@@ -363,7 +363,7 @@ SNIPPETS = {
             except RuntimeError as e:
                 return str(e), type(e.__cause__).__name__
     ''',
-    # issue 9: the clause's `return` stays in the clause (its value waits beneath the
+    # the clause's `return` stays in the clause (its value waits beneath the
     # exception while the clause restores it and deletes `e`)
     # a finally body's own `return` drops the value of the body's `return` (3.9+: the
     # copy on the normal path runs while it waits): one try/finally, both returns
@@ -394,7 +394,7 @@ SNIPPETS = {
             finally:
                 await Tick(-1)
     ''',
-    # issue 9: the finally body's copy on the way back to the loop head is no statement
+    # the finally body's copy on the way back to the loop head is no statement
     "try_finally_ends_loop_body": '''
         def f(xs, h):
             for x in xs:

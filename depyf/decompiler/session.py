@@ -206,7 +206,7 @@ class DecompileSession:
         return node
 
     def made_statement(self, code):
-        """The ``def`` or ``class`` statement read from ``code`` in this session, or None
+        """The ``def`` or ``class`` statement read from ``code`` in this decompilation, or None
         (code read as a lambda, a comprehension, or not read here)."""
         return self._statements_made.get(id(code))
 

@@ -215,7 +215,7 @@ class GraphDumper:
         with self.session.lock:
             if key is None:
                 # compiled lazily, outside any compile (e.g. at a graph's first call):
-                # the graph of any compile of this session with the same assignments
+                # the graph of any compile of this dump session with the same assignments
                 candidates = list(self.compiles.values())[::-1]
             else:
                 candidates = [self.compiles.setdefault(key[:2], _Compile())]

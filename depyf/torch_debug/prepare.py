@@ -1,11 +1,18 @@
 """``prepare_debug``: dump everything torch.compile compiles inside the ``with`` block."""
 import contextlib
+import glob
+import logging
+import os
 import sys
 import warnings
 
 from . import adapter, full_code, graphs, overview, resume
 from .session import NestedSessionError, dump_dir_path, registry
 from .transformed_code import TransformedCodeHook
+
+# Where the dump is and how to see it, said once when a session ends. A library only logs:
+# the program decides whether INFO messages of the "depyf" logger are shown.
+log = logging.getLogger("depyf")
 
 
 class Capture:
@@ -49,7 +56,7 @@ class Capture:
                 self.session.warn_once("detach", "could not detach from torch cleanly: %s" % exc)
 
     def dump_existing(self):
-        """Dump functions compiled before this session, from their cache entries (found
+        """Dump functions compiled before this dump session, from their cache entries (found
         through Dynamo's registry of original code objects, ``orig_code_map``). Resume
         functions are put under their function when its module's globals hold them."""
         found = []
@@ -121,6 +128,18 @@ def capture(dump_src_dir, replace=True, on_source=None, func="prepare_debug"):
             cap.write_summaries()
         except Exception as exc:
             session.warn_once("summary", "could not write full code / overview files: %s" % exc)
+        _log_where(session)
+
+
+def _log_where(session):
+    """Log (INFO, logger "depyf") the dump folder, the file to start with and the command
+    that opens the report. Nothing is logged when nothing was compiled."""
+    first = sorted(glob.glob(os.path.join(session.dir, "full_code_for_*.py")))
+    if not first:
+        return
+    log.info("depyf: torch.compile's code is in %s (start with %s)", session.dir,
+             os.path.basename(first[0]))
+    log.info("depyf: see it as a web page: depyf report %s --open", session.root)
 
 
 class DumpContext(contextlib.ContextDecorator):

@@ -1,6 +1,6 @@
 """One dump session: where files go, how they are named, and what was recorded.
 
-Directory policy (documented in the README):
+Directory policy (documented in docs/reference/dump-folder.md):
 
 * Each process writes into its own folder under the directory given to ``prepare_debug``:
   the directory itself for a plain (main) process, ``rank_<r>/`` for a rank of a

@@ -273,7 +273,7 @@ class TransformedCodeHook:
         return replacement
 
     def record_existing(self, original, entry):
-        """Write the readable file of a cache entry compiled before this session. Its code
+        """Write the readable file of a cache entry compiled before this dump session. Its code
         is already installed in Dynamo's cache, so it keeps running as it is."""
         session = self.session
         new_code = entry.code
@@ -340,7 +340,7 @@ class TransformedCodeHook:
         if not reasons and needs_globals and frame_globals is None:
             reasons.append("the frame's globals could not be found to bind %s" % sorted(bindings))
         if not self.replace:
-            reasons.append("this session only logs (log_bytecode) and does not replace code")
+            reasons.append("this dump session only logs (log_bytecode) and does not replace code")
         if reasons:
             record.reason = "the recompiled code is not equivalent to Dynamo's:\n" + "\n".join(
                 "- " + r for r in reasons

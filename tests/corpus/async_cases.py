@@ -232,7 +232,7 @@ class Tick:
 
 @case((0,), (1,))
 async def async_try_except_finally_returns(x):
-    # issue 9: the clause's return was printed after it, where `e` is deleted
+    # the clause's return belongs inside it, not after it, where `e` is deleted
     try:
         v = await Tick(x)
         if x:

@@ -579,7 +579,7 @@ def nested_try_returns_in_except_clauses(x):
     return "no ratio for %s" % type(x).__name__
 
 
-# --- a `return` whose value leaves a try statement on the stack (issue 9) ---------------
+# --- a `return` whose value leaves a try statement on the stack ---------------------------
 # 3.11+ puts the RETURN_VALUE of a return in nested try bodies outside all of them, and
 # an except clause keeps its return value beneath the exception it restores; the return
 # must stay where the value is computed, inside the handlers meant for it.
@@ -746,7 +746,7 @@ def nested_except_as_returns_with_finally(x, log):
 
 
 # --- a try/finally that ends a loop body: its copy on the normal path goes back to the
-# loop head (issue 9: the finally body ran twice)
+# loop head (read as a statement, the finally body would run twice)
 
 
 @case(([0, 1, 3], []), ([], []))

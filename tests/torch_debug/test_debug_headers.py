@@ -1,4 +1,4 @@
-"""Issue 12, item 2: what a dump file's header says about breakpoints is what a real pdb
+"""What a dump file's header says about breakpoints is what a real pdb
 session under debug() does, for each backend.
 
 A breakpoint is set at the last statement of the function in every transformed-code file
@@ -82,13 +82,13 @@ def test_headers_say_where_breakpoints_are_hit(backend, tmp_path):
     assert all(hit for name, hit in hits.items() if name.startswith("__transformed_code_")), hits
 
 
-def test_readme_breakpoint_command_works_in_pdb(tmp_path):
-    """Issue 12, item 6: the README's ``b dump_src_dir/<file>:<line>``, typed as written
+def test_documented_breakpoint_command_works_in_pdb(tmp_path):
+    """The step-through guide's ``b dump_src_dir/<file>:<line>``, typed as written
     from the folder that holds ``dump_src_dir`` (pdb alone looks relative names up only
     along sys.path, where the dump folder is not), stops there."""
-    readme = open(os.path.join(REPO, "README.md")).read()
-    m = re.search(r"^\(Pdb\) (b (dump_src_dir/__transformed_code_0_for_toy_example\.py):(\d+))$", readme, re.M)
-    assert m, "the README shows no `(Pdb) b dump_src_dir/...:<line>` command"
+    guide = open(os.path.join(REPO, "docs", "guides", "step-through.md")).read()
+    m = re.search(r"^\(Pdb\) (b (dump_src_dir/__transformed_code_0_for_toy_example\.py):(\d+))$", guide, re.M)
+    assert m, "the step-through guide shows no `(Pdb) b dump_src_dir/...:<line>` command"
     command, rel, line = m.group(1), m.group(2), int(m.group(3))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]),
                PYTHONBREAKPOINT="pdb.set_trace", TORCHINDUCTOR_COMPILE_THREADS="1")

@@ -1,5 +1,5 @@
 """Every dump file is valid Python and tells the truth about where its text comes from
-(issue 12: item 1, item 10, and the walk over every dump directory the tests wrote)."""
+(headers, comments, and the walk over every dump directory the tests wrote)."""
 import os
 import textwrap
 

@@ -1,4 +1,6 @@
-"""The seed README's example, run exactly as written (inductor backend)."""
+"""The main example (examples/toy_example.py, the README's first command), run as
+written (inductor backend): it dumps everything and says where the dump is and how to
+open the report."""
 import glob
 import os
 import shutil
@@ -6,11 +8,17 @@ import shutil
 from support import REPO, assert_all_compile, run_python
 
 
-def test_readme_example_dumps_everything(tmp_path):
+def test_main_example_dumps_everything_and_says_where(tmp_path):
     shutil.copy(os.path.join(REPO, "examples", "toy_example.py"), tmp_path / "toy_example.py")
     proc = run_python(["toy_example.py"], cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-3000:]
     dump = tmp_path / "dump_src_dir"
+    # where the dump is, the file to start with, the command that opens the report
+    # (prepare_debug logs them; the example shows the "depyf" logger's INFO messages)
+    assert "depyf: torch.compile's code is in %s (start with full_code_for_toy_example_0.py)" % dump \
+        in proc.stderr, proc.stderr[-3000:]
+    assert "depyf report %s --open" % dump in proc.stderr
+    assert "Failed to initialize NumPy" not in proc.stderr  # the torch extra brings numpy
     for name in ("full_code_for_toy_example_0.py", "__transformed_code_0_for_toy_example.py"):
         assert (dump / name).exists(), name
     resumes = glob.glob(str(dump / "__transformed_code_*_for_torch_dynamo_resume_in_toy_example_at_*.py"))

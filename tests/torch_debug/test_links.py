@@ -1,4 +1,4 @@
-"""Issue 12, items 3 and 9: a reader can follow every name the transformed code calls to
+"""A reader can follow every name the transformed code calls to
 its file, and the overview/headers say why and where each compile happened and what it cost."""
 import ast
 import os

@@ -4,7 +4,7 @@ function unchanged. Cases are checked like in test_readable (text, and the same 
 recording stand-ins)."""
 from test_readable import behaviour, check
 
-# What Dynamo 2.13 emits at a data-dependent branch (the README example), decompiled.
+# What Dynamo 2.13 emits at a data-dependent branch (the toy example), decompiled.
 GRAPH_BREAK = """
     def f(a, b):
         graph_out_0 = g(a, b)

@@ -1,8 +1,8 @@
-"""What prepare_debug's compile-time cuts keep (issue 12, overhead): the code handed to
+"""What prepare_debug's compile-time cuts keep: the code handed to
 Dynamo is still proven, by the equivalence checker and the proxy runs, once each; the
 full-code file still shows the original source, read without scanning ``sys.modules``;
 the fast tree walks of the folding are exactly ``ast``'s. (The timings themselves are
-``benchmarks/compile_overhead.py``'s; see the README.)"""
+``benchmarks/compile_overhead.py``'s; see docs/performance.md.)"""
 import ast
 import copy
 import glob

@@ -1,8 +1,8 @@
 """The HTML report in a real browser: headless Chromium (Debian's ``chromium``, installed by
 .ci/run) opens the report of the toy example and of a 2-rank torchrun dump; every internal
 link of every page (as the DOM stands after the pages' scripts ran) resolves, and the pages
-show what they should. Set DEPYF_REPORT_SCREENSHOTS to a folder to also write the README's
-screenshots there."""
+show what they should. Set DEPYF_REPORT_SCREENSHOTS to a folder to also write the
+documentation's screenshots (docs/images/) there."""
 import os
 import shutil
 import subprocess

@@ -108,7 +108,7 @@ def test_torchrun_two_ranks_write_separate_complete_dumps(tmp_path):
     assert_all_compile(str(dump))
 
 
-# ---- arguments a user can trip on (issue 12, item 5) ------------------------------------
+# ---- arguments a user can trip on -----------------------------------------------------
 
 
 @pytest.mark.parametrize("bad,error", [(None, TypeError), ("", ValueError), ("  ", ValueError)])
@@ -170,7 +170,7 @@ def test_prepare_debug_as_a_decorator_dumps_and_does_not_warn(tmp_path):
     assert (tmp_path / "full_code_for_toy_example_0.py").exists()
 
 
-# ---- debug() nested in prepare_debug() and the other way round (issue 12, item 4) --------
+# ---- debug() nested in prepare_debug() and the other way round ---------------------------
 
 
 def _dump_summary(folder):

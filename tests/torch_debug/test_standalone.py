@@ -1,4 +1,4 @@
-"""Issue 12, item 8: every dump file imports on its own, and every captured/AOT graph file
+"""Every dump file imports on its own, and every captured/AOT graph file
 runs as a script on inputs of the recorded shapes, dtypes and strides, printing the shapes
 it produced (``python __compiled_fn_1.Captured_Graph.0.py``)."""
 import os

@@ -396,7 +396,7 @@ def linear_maybe_bias(x, w, bias=None):
 
 def w_recompile_bias(backend):
     """Guards fail twice (bias None, then a tensor, then another shape): the third compile
-    has two recompile reasons, each several lines long (issue 12, item 1)."""
+    has two recompile reasons, each several lines long."""
     _seed()
     f = torch.compile(linear_maybe_bias, backend=backend)
     x, w, bias = torch.randn(2, 3), torch.randn(3, 4), torch.randn(4)

@@ -1,0 +1,229 @@
+"""The generated parts of the documentation: measurement tables and the CLI reference.
+
+    python tools/docs_tables.py                 # rewrite every generated block from its data
+    python tools/docs_tables.py --check         # exit 1 when a page differs from its data
+    python tools/docs_tables.py record NAME [-- BENCHMARK ARGS...]
+                                                # run NAME's benchmark, keep its results in
+                                                # docs/data/NAME.json, rewrite the pages
+
+A generated block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``
+in a page; nothing between the two is typed by hand. For a measurement, NAME's data file
+``docs/data/NAME.json`` holds what the benchmark printed to its output file (reduced to the
+figures shown), the command that made it, the date, the machine and the versions; the block
+shows the table with those. ``cli`` is the argparse help of every ``depyf`` command.
+
+Measurements (``record`` runs the benchmark with ``--out-dir`` in a temporary folder; the
+arguments after ``--`` go to the benchmark, e.g. ``--python 3.8=PATH`` for an interpreter):
+
+* ``stdlib-roundtrip``: ``benchmarks/stdlib_roundtrip.py`` (the whole corpus, each version)
+* ``checker-mutation``: ``benchmarks/checker_mutation.py`` (mutants the checker refuses)
+"""
+import argparse
+import datetime
+import glob
+import io
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(REPO, "docs", "data")
+BLOCK = re.compile(r"(<!-- generated: ([\w-]+) -->\n)(.*?)(<!-- end generated -->)", re.S)
+
+
+# ---- measurements -------------------------------------------------------------------------
+
+def _roundtrip_reduce(out_dir):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(out_dir, "verify-*.json")),
+                       key=lambda p: [int(x) for x in re.findall(r"\d+", os.path.basename(p))]):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        t = data["total"]
+        rows.append({"python": data["python"], "objects": t["objects"],
+                     "decompiled_pct": t["decompiled_pct"], "compiles_pct": t["compiles_pct"],
+                     "equal_pct": t["equal_pct"], "proven_pct": t["proven_pct"],
+                     "different": t["different"], "temp_names": t["temp_names"],
+                     "slowest_seconds": t["slowest_seconds"]})
+    return rows
+
+
+def _roundtrip_table(rows):
+    lines = ["| Python | code objects | decompiled % | compiles % | bytecode-equal % | proven % "
+             "| behave differently | `__temp` names | slowest s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append("| %s | %d | %.2f | %.2f | %.2f | %.2f | %d | %d | %.3f |" % (
+            r["python"], r["objects"], r["decompiled_pct"], r["compiles_pct"], r["equal_pct"],
+            r["proven_pct"], r["different"], r["temp_names"], r["slowest_seconds"]))
+    return lines
+
+
+MUTATION_KINDS = ["swap", "move", "duplicate", "invert", "drop-else", "constant", "swap-args", "all"]
+
+
+def _mutation_reduce(out_dir):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(out_dir, "mutation-*.json")),
+                       key=lambda p: [int(x) for x in re.findall(r"\d+", os.path.basename(p))]):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        rows.append({"python": data["python"], "settings": data["settings"],
+                     "functions": data["functions"],
+                     "per_kind": {k: {"mutants": data["per_kind"][k]["mutants"],
+                                      "rejected": data["per_kind"][k]["rejected"]}
+                                  for k in MUTATION_KINDS},
+                     "accepted": ["%s %s.%s" % (o["kind"], o["module"], o["qualname"])
+                                  for o in data["outcomes"] if o["status"] == "accepted"]})
+    return rows
+
+
+def _mutation_table(rows):
+    lines = ["| Python | functions mutated | " + " | ".join(MUTATION_KINDS) + " |",
+             "|---|---:|" + "---:|" * len(MUTATION_KINDS)]
+    for r in rows:
+        cells = []
+        for kind in MUTATION_KINDS:
+            c = r["per_kind"][kind]
+            cells.append("%d/%d" % (c["rejected"], c["mutants"]))
+        lines.append("| %s | %d | %s |" % (r["python"], r["functions"].get("mutated", 0), " | ".join(cells)))
+    lines.append("")
+    lines.append("Cells: refused / mutants. Accepted mutants (checker misses): %s." % (
+        ", ".join(a for r in rows for a in r["accepted"]) or "none"))
+    return lines
+
+
+MEASUREMENTS = {
+    "stdlib-roundtrip": {"benchmark": "benchmarks/stdlib_roundtrip.py",
+                         "reduce": _roundtrip_reduce, "table": _roundtrip_table},
+    "checker-mutation": {"benchmark": "benchmarks/checker_mutation.py",
+                         "reduce": _mutation_reduce, "table": _mutation_table},
+}
+
+
+def _machine():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return "%s, %d cores%s" % (platform.system(), os.cpu_count() or 0, ", " + model if model else "")
+
+
+def _commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def record(name, extra):
+    spec = MEASUREMENTS[name]
+    out_dir = tempfile.mkdtemp(prefix="depyf-docs-%s-" % name)
+    shown = ["python", spec["benchmark"]] + extra
+    cmd = [sys.executable, os.path.join(REPO, spec["benchmark"]), "--out-dir", out_dir] + extra
+    print("running: %s" % " ".join(shown), file=sys.stderr, flush=True)
+    start = datetime.datetime.now(datetime.timezone.utc)
+    commit = _commit()
+    proc = subprocess.run(cmd, cwd=REPO)
+    rows = spec["reduce"](out_dir)
+    if not rows:
+        sys.exit("%s wrote no results (exit status %d)" % (spec["benchmark"], proc.returncode))
+    data = {"name": name, "command": " ".join(shown), "date": start.strftime("%Y-%m-%d"),
+            "machine": _machine(), "depyf": commit, "exit_status": proc.returncode,
+            "rows": rows}
+    os.makedirs(DATA, exist_ok=True)
+    with open(os.path.join(DATA, name + ".json"), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+
+
+def measurement_block(name):
+    path = os.path.join(DATA, name + ".json")
+    if not os.path.exists(path):
+        return ["*Not measured yet:* `python tools/docs_tables.py record %s`." % name]
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    # an interpreter given by path is this machine's: shown by its version only
+    command = re.sub(r"--python (3\.\d+)=\S+", r"--python \1=PATH", data["command"])
+    head = ["Made by `%s` (recorded with `python tools/docs_tables.py record %s`) on %s, "
+            "depyf %s, on %s; Python versions as in the first column." % (
+                command, name, data["date"], data["depyf"], data["machine"]),
+            ""]
+    return head + MEASUREMENTS[name]["table"](data["rows"])
+
+
+# ---- the command line's help --------------------------------------------------------------
+
+def cli_block():
+    os.environ["COLUMNS"] = "90"  # argparse wraps at the terminal's width
+    sys.path.insert(0, REPO)
+    from depyf.cli import build_parser
+
+    parser = build_parser()
+    out = ["```text", parser.format_help().rstrip(), "```"]
+    commands = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, sub in commands.choices.items():
+        out += ["", "### depyf %s" % name, "", "```text", sub.format_help().rstrip(), "```"]
+    return out
+
+
+# ---- pages --------------------------------------------------------------------------------
+
+def generate(name):
+    if name == "cli":
+        return cli_block()
+    if name in MEASUREMENTS:
+        return measurement_block(name)
+    raise KeyError("no generator for block %r" % name)
+
+
+def pages():
+    return sorted(glob.glob(os.path.join(REPO, "docs", "**", "*.md"), recursive=True))
+
+
+def rewrite(text):
+    def block(m):
+        return m.group(1) + "\n".join(generate(m.group(2))) + "\n" + m.group(4)
+    return BLOCK.sub(block, text)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["record"]:
+        rest = argv[1:]
+        extra = rest[rest.index("--") + 1:] if "--" in rest else []
+        names = rest[:rest.index("--")] if "--" in rest else rest
+        if len(names) != 1 or names[0] not in MEASUREMENTS:
+            sys.exit("record one of: %s" % ", ".join(MEASUREMENTS))
+        record(names[0], extra)
+        argv = []
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--check", action="store_true", help="exit 1 when a page is not up to date")
+    args = p.parse_args(argv)
+    stale = []
+    for path in pages():
+        with io.open(path, encoding="utf-8") as f:
+            text = f.read()
+        new = rewrite(text)
+        if new != text:
+            stale.append(os.path.relpath(path, REPO))
+            if not args.check:
+                with io.open(path, "w", encoding="utf-8") as f:
+                    f.write(new)
+    if args.check and stale:
+        print("not up to date with their data (run python tools/docs_tables.py): %s"
+              % ", ".join(stale), file=sys.stderr)
+        return 1
+    print("%s: %s" % ("stale" if args.check else "rewritten", ", ".join(stale) or "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
