@@ -5,6 +5,7 @@ function and the arguments, each arm pushing a constant that the join pops. The 
 objects here are assembled by hand in that shape (``tests/equivalence/asm.py``)."""
 import dis
 import re
+import types
 
 import pytest
 
@@ -55,7 +56,8 @@ def _waiting_if(waiting, arm, consts=(NONE, NONE), join=(("NOP", 0), ("POP_TOP",
     """`return <waiting>(a)` with `if c: <arm>` run between loading the callable
     ``waiting`` and ``a``, each arm pushing one of ``consts``, which ``join`` pops (else
     it is the first of ``nargs`` arguments)."""
-    ops = _callee(waiting) + [("LOAD_FAST", 1), (JUMP_IF_FALSE, "else")] + list(arm)
+    test = [("LOAD_FAST", 1)] + ([("TO_BOOL", 0)] if "TO_BOOL" in dis.opmap else [])
+    ops = _callee(waiting) + test + [(JUMP_IF_FALSE, "else")] + list(arm)
     ops += [("LOAD_CONST", consts[0]), ("JUMP_FORWARD", "join"),
             ("LABEL", "else"), ("LOAD_CONST", consts[1]), ("LABEL", "join")] + list(join)
     ops += [("LOAD_FAST", 3)] + _call(nargs) + [("RETURN_VALUE", 0)]
@@ -97,6 +99,21 @@ READ = {
 }
 
 
+def _behaviour(fn, c):
+    """What ``fn(g, c, h, 5)`` returns and calls (``G`` is the global callee)."""
+    calls = []
+
+    def g(x):
+        calls.append(("g", x))
+        return "g", x
+
+    def h():
+        calls.append("h")
+        return "made by h"
+    fn.__globals__["G"] = lambda x: ("G", x)
+    return fn(g, c, h, 5), calls
+
+
 @pytest.mark.parametrize("name", list(READ))
 def test_statement_run_while_values_wait_is_read_before_their_use(name):
     code, fixed, expected = READ[name]
@@ -104,6 +121,10 @@ def test_statement_run_while_values_wait_is_read_before_their_use(name):
     text = decompiler.decompile()
     assert decompiler.verdict
     assert _temps(text) == expected
+    ns = {}
+    exec(text, ns)
+    for c in (True, False):  # (the assembled code runs as the text does)
+        assert _behaviour(types.FunctionType(code, {}), c) == _behaviour(ns["_template"], c)
 
 
 def test_constants_the_join_uses_are_no_statement():
