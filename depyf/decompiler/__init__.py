@@ -21,6 +21,7 @@ The folders are the stages, in the order data flows through them::
                                  family that builds its statement:
                       conditions tests, and/or, chained comparisons, value branches
                       branches   if statements (where the arms meet, which arm is the body)
+                      waiting    if statements run while values wait on the stack
                       loops      for / async for / while (and the compiled forms of while)
                       withs      with / async with
                       trys       try/except/finally, except* (what a handler's code shows)

@@ -1,5 +1,6 @@
 """A minimal assembler for the running CPython: builds code objects that no source
-compiles to (Dynamo writes such code), to test the equivalence checker on them."""
+compiles to (Dynamo writes such code), to test the equivalence checker and the
+decompiler on them."""
 import dis
 import opcode
 import sys
@@ -17,18 +18,50 @@ def _caches(name):
     return table[dis.opmap[name]]
 
 
-def assemble(template, ops, names=(), varnames=None, stacksize=None, consts=None):
-    """``template``'s code with its instructions replaced by ``ops`` (``(opname, arg)``),
-    and ``names``/``varnames``/``consts`` replaced when given. No jumps."""
-    code_bytes = bytearray()
-    if PY >= (3, 11):
-        ops = [("RESUME", 0)] + list(ops)
+def _size(name):
+    return 2 + 2 * _caches(name)
+
+
+def _jump_arg(name, offset, target):
+    """The argument of jump ``name`` at ``offset`` to ``target`` (byte offsets): an
+    absolute jump's target, a relative one's distance from the next instruction (up to
+    3.9 in bytes, then in instructions; backward jumps count back)."""
+    unit = 1 if PY < (3, 10) else 2
+    if dis.opmap[name] in dis.hasjabs:
+        return target // unit
+    delta = target - (offset + _size(name))
+    return (-delta if "BACKWARD" in name else delta) // unit
+
+
+def _encode(ops):
+    """``ops`` as bytes: ``("LABEL", name)`` marks a place, a jump's argument may name one."""
+    places, offset = {}, 0
     for name, arg in ops:
-        if arg > 255:
+        if name == "LABEL":
+            places[arg] = offset
+        else:
+            offset += _size(name)
+    code_bytes, offset = bytearray(), 0
+    for name, arg in ops:
+        if name == "LABEL":
+            continue
+        if isinstance(arg, str):
+            arg = _jump_arg(name, offset, places[arg])
+        if not 0 <= arg <= 255:
             raise ValueError("arguments over 255 need EXTENDED_ARG")
         code_bytes += bytes([dis.opmap[name], arg])
         code_bytes += bytes(2 * _caches(name))
-    kwargs = dict(co_code=bytes(code_bytes), co_names=tuple(names) or template.co_names,
+        offset += _size(name)
+    return bytes(code_bytes)
+
+
+def assemble(template, ops, names=(), varnames=None, stacksize=None, consts=None):
+    """``template``'s code with its instructions replaced by ``ops`` (``(opname, arg)``),
+    and ``names``/``varnames``/``consts`` replaced when given. ``("LABEL", name)`` marks
+    a jump target; a jump's argument may be such a name (no EXTENDED_ARG)."""
+    if PY >= (3, 11):
+        ops = [("RESUME", 0)] + list(ops)
+    kwargs = dict(co_code=_encode(ops), co_names=tuple(names) or template.co_names,
                   co_stacksize=stacksize or len(ops) + 4)
     if varnames is not None:
         kwargs["co_varnames"] = tuple(varnames)

@@ -332,6 +332,36 @@ def test_profiler_calls_leave_the_reading_copy():
     """, drop_profiling_calls=True, renumber=False)
 
 
+# torch 2.15+: the calls only while the profiler is on (as the decompiler reads them)
+PROFILED_215 = """
+    def f(a, b):
+        __temp_1 = g
+        tmp_3 = profiler._is_profiler_enabled
+        tmp_2 = utils
+        tmp_1 = None
+        if tmp_3:
+            tmp_1 = tmp_2.record_pregraph_bytecode_enter()
+        if tmp_1 is not None:
+            tmp_2.record_pregraph_bytecode_exit(tmp_1)
+        graph_out_0 = __temp_1(a, b)
+        return graph_out_0
+"""
+
+
+def test_conditional_profiler_calls_leave_the_reading_copy():
+    check(PROFILED_215, """
+        def f(a, b):
+            graph_out_0 = g(a, b)
+            return graph_out_0
+    """, drop_profiling_calls=True, renumber=False)
+
+
+def test_conditional_profiler_calls_stay_in_the_running_code():
+    src = textwrap.dedent(PROFILED_215)
+    assert "record_pregraph_bytecode_exit(tmp_1)" in fold(src)
+    assert "if tmp_3:" in fold(src)
+
+
 def test_functions_that_look_at_their_locals_are_left_alone():
     src = """
         def f(a, b):

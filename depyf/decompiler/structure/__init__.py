@@ -26,6 +26,8 @@ Modules, one construct family each::
      |               path questions (only raises? only jumps on?)
      +-- conditions  tests, short-circuit folding, chained comparisons, value branches
      +-- branches    if statements: where arms meet, which arm is the body, `else:` hints
+     +-- waiting     if statements run while values wait on the stack below them (a
+     |               finally body's copy under `return x`; Dynamo's profiler hooks)
      +-- matches     match statements placed in the block structure
      +-- loops       loop dispatch, where a loop ends, for / async for
      +-- whiles      the compiled forms of while
@@ -37,8 +39,9 @@ Modules, one construct family each::
 
 Calls between families (all through ``self``): the driver calls conditions, loops,
 matches and trys at a block's end; every family calls back into ``seq`` for the code
-it contains; conditions -> branches (if statements); loops <-> whiles; trys -> withs;
-branches, loops and trys ask handlers; everyone asks analysis.
+it contains; conditions -> branches (if statements) and waiting (if statements under
+waiting values) -> branches; loops <-> whiles; trys -> withs; branches, loops and trys
+ask handlers; everyone asks analysis.
 
 Why mixins, not functions taking an explicit emitter: the families are one mutually
 recursive algorithm (``seq`` -> ``emit_branch`` -> ``seq`` -> ``emit_loop`` -> ...). As

@@ -126,10 +126,12 @@ class Branches:
                     # shared `return` elsewhere: each arm returns through it
                     merge = None
                     continue
-                if all(E.same_expr(x, y) for x, y in zip(then_stack, else_stack)):
+                if all(E.same_expr(x, y) for x, y in zip(then_stack, else_stack)) or \
+                        self._constants_dropped(merge, stack, then_stack, else_stack):
                     # the same value loaded last in each arm: the start of the statement
                     # after the if, whose copies the arms end in (3.12+ copies `x.a =
-                    # False; return`; its copies are joined after the load)
+                    # False; return`; its copies are joined after the load); or constants
+                    # that the block where the arms meet drops (Dynamo)
                     return merge, then_stmts, then_stack, else_stmts, else_stack, None
                 raise Mismatch("statements inside a conditional expression",
                                function=self.code.co_name)

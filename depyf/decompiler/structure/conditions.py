@@ -9,8 +9,6 @@ from ..symbolic import markers as M
 from ..symbolic import exprs as E
 from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS
-from .. import facts
-from ..facts import Fact
 from .helpers import mentions, pending_value, same_code, same_entry
 from .values import boolop, merge_arms, merge_stacks
 
@@ -73,10 +71,8 @@ class Conditions:
                     pass
                 # 3.9+: a finally body copied between `return x` and its RETURN_VALUE
                 # runs its statements while x waits on the stack
-                stmts, nxt, st = self._statement_branch(blk, test, t_true, t_false, ctx, stack, folded)
-                for node in stmts:
-                    facts.note(node, Fact.UNDER_PENDING_VALUE, True)
-                return stmts, nxt, st
+                # (or Dynamo's statements between a call's callable and its arguments)
+                return self._branch_under_waiting(blk, test, t_true, t_false, ctx, stack, folded)
             return self._value_branch(test, t_true, t_false, list(stack), list(stack), ctx)
         test, t_true, t_false, folded = self._compound_folded(blk, test, t_true, t_false, ctx, stack,
                                                               links=chain, cleanups=cleanup)

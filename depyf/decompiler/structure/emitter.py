@@ -18,6 +18,7 @@ from .helpers import reraise, same_entry
 from .analysis import Analysis, after_except_star, after_with_suppress
 from .conditions import Conditions
 from .branches import Branches
+from .waiting import Waiting
 from .matches import Matches
 from .loops import Loops
 from .whiles import Whiles
@@ -26,7 +27,7 @@ from .trys import Trys
 from .handlers import Handlers
 
 
-class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Trys, Handlers):
+class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, Withs, Trys, Handlers):
     """Structures one code object: ``function_body()`` is its statements.
 
     State (all of it; the families read it, only the noted ones change it):

@@ -138,21 +138,23 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                  "STORE_DEREF": 1, "STORE_ATTR": 2, "STORE_SUBSCR": 3, "STORE_SLICE": 4,
                  "DELETE_ATTR": 1, "DELETE_SUBSCR": 2, "UNPACK_SEQUENCE": 1, "UNPACK_EX": 1}
 
-    def flush(self, stack, out, ins=None):
+    def flush(self, stack, out, ins=None, rebound=()):
         """Temporaries mode: bind every pending stack value to a temporary, bottom first.
 
         A plain local-variable read stays as it is unless ``ins`` (the instruction about
-        to run) rebinds or deletes that variable: reading it later gives the same value."""
+        to run) rebinds or deletes that variable, or it is one of the names ``rebound``
+        (by statements about to run): reading it later gives the same value."""
         if not self.temps:
             return
         rebinds = ins.argval if ins is not None and ins.opname.startswith(("STORE_", "DELETE_")) \
             and ins.opname not in ("STORE_ATTR", "STORE_SUBSCR", "STORE_SLICE", "DELETE_ATTR",
                                    "DELETE_SUBSCR") else None
+        rebound = set(rebound) | {rebinds}
         keep = self._OPERANDS.get(ins.opname, 0) if ins is not None else 0
         for i, value in enumerate(stack[:len(stack) - keep] if keep else stack):
             if self.settled(value) or isinstance(value, (ast.Starred,)):
                 continue
-            if isinstance(value, ast.Name) and value.id != rebinds and \
+            if isinstance(value, ast.Name) and value.id not in rebound and \
                     value.id in self.code.co_varnames and value.id not in self.cellnames:
                 continue  # a local only this frame can change (globals and cells can change in calls)
             self._ntemps += 1

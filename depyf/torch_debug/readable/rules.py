@@ -8,6 +8,9 @@ from .facts import (DECOMPILER_TEMP, Unknown, bodies, evaluation_order, free_of_
                     own_nodes, parents, replace, target_names)
 
 PROFILING_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
+# torch 2.15+ makes the calls only while the profiler is on:
+# `tmp_3 = profiler._is_profiler_enabled` ... `if tmp_3: tmp_1 = utils.record_..._enter()`
+PROFILING_FLAGS = ("_is_profiler_enabled",)
 
 
 def _set_body(body, kept):
@@ -245,7 +248,7 @@ def _profiling_names(func):
 
     def noisy(expr):
         if isinstance(expr, ast.Attribute):
-            return expr.attr in PROFILING_CALLS
+            return expr.attr in PROFILING_CALLS + PROFILING_FLAGS
         if isinstance(expr, ast.Name):
             return expr.id in names
         if isinstance(expr, ast.NamedExpr):
@@ -272,26 +275,58 @@ def _profiling_names(func):
 
 def drop_profiling(func):
     """Remove the ``record_pregraph_bytecode_enter/exit`` calls and their temporaries (NOT
-    behaviour-preserving: those calls open and close a profiler range)."""
+    behaviour-preserving: those calls open and close a profiler range); from torch 2.15
+    also the tests of whether the profiler is on around them, the module the calls are
+    read from and the handle's initial `None`."""
     names, noisy = _profiling_names(func)
+    receivers = _profiling_receivers(func, names)
 
     def keep(st):
         if isinstance(st, ast.Expr):
             return not noisy(st.value)
         if isinstance(st, ast.Assign):
-            return not (all(isinstance(t, ast.Name) and t.id in names for t in st.targets)
-                        and noisy(st.value))
+            bound = all(isinstance(t, ast.Name) and t.id in names | receivers for t in st.targets)
+            return not (bound and (noisy(st.value) or isinstance(st.value, ast.Constant) or
+                                   all(t.id in receivers for t in st.targets)))
         if isinstance(st, ast.Delete):
-            return not all(isinstance(t, ast.Name) and t.id in names for t in st.targets)
+            return not all(isinstance(t, ast.Name) and t.id in names | receivers for t in st.targets)
+        if isinstance(st, ast.If) and _profiling_test(st.test, names):
+            return any(keep(x) and not isinstance(x, ast.Pass) for x in st.body + st.orelse)
         return True
 
     changed = False
-    for body in bodies(func):
+    for body in reversed(list(bodies(func))):  # (an if's arms before the if)
         kept = [st for st in body if keep(st)]
         if len(kept) != len(body):
             _set_body(body, kept)
             changed = True
     return changed
+
+
+def _profiling_test(test, names):
+    """Whether ``test`` only asks about the profiling names (`tmp_3`, `tmp_1 is not None`)."""
+    read = [n for n in ast.walk(test) if isinstance(n, ast.Name)]
+    return bool(read) and all(n.id in names for n in read) and all(
+        isinstance(n, (ast.Name, ast.Constant, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.cmpop,
+                       ast.unaryop, ast.boolop, ast.expr_context)) for n in ast.walk(test))
+
+
+def _profiling_receivers(func, names):
+    """Names read only to call the profiling helpers on (`tmp_2.record_..._enter()`, torch
+    2.15+), each bound by plain assignments of a name or attribute only."""
+    used, other = set(), set()
+    plain = {id(t) for st in own_nodes(func) if isinstance(st, ast.Assign)
+             and isinstance(st.value, (ast.Name, ast.Attribute)) for t in st.targets}
+    attr_of = {id(n.value): n for n in own_nodes(func) if isinstance(n, ast.Attribute)}
+    for node in own_nodes(func):
+        if not isinstance(node, ast.Name):
+            continue
+        if isinstance(node.ctx, ast.Load):
+            attr = attr_of.get(id(node))
+            (used if attr is not None and attr.attr in PROFILING_CALLS else other).add(node.id)
+        elif id(node) not in plain:
+            other.add(node.id)
+    return used - other - names
 
 
 def renumber_temporaries(func, facts, printed):
