@@ -147,3 +147,17 @@ def test_long_jumps(script):
                    "<l>", "exec")
     assert not script.long_jumps(short)
     assert script.long_jumps(long)  # the module, through the def nested in it
+
+
+def test_markdown_page(script, package, tmp_path):
+    page = tmp_path / "page.md"
+    out = tmp_path / "run.json"
+    assert script.main(["--root", package, "--json", str(out), "--quiet", "--no-table"]) == 0
+    assert script.main(["--report", str(out), "--markdown", str(page)]) == 0
+    text = page.read_text()
+    run = json.loads(out.read_text())
+    assert text.startswith("# ")
+    assert "--report %s --markdown %s" % (out, page) in text  # the command that regenerates it
+    assert run["date"] in text and run["python"] in text
+    assert "| %s | 4 | 100.00 | 0 | 0 | 4 | 100.00 | 0 | 0 |" % run["python"] in text
+    assert "| skipped | SyntaxError: invalid syntax | 1 |" in text
