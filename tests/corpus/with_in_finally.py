@@ -66,3 +66,27 @@ def nested_with_try_finally_returns(p, fail, flag):
     finally:
         if flag:
             log.append("outer")
+
+
+def _attempt(log, fail):
+    log.append("attempt")
+    if fail:
+        raise RuntimeError(fail)
+
+
+@case((True, 0, 1, 1), (False, 0, 1, 0), (False, 1, 1, 1), (False, 0, 1, 1))
+def with_clause_returns_constant_like_the_body(s, fail, a, b):
+    # 3.10: both `return False` leave the with the same way (exit call, then the constant
+    # loaded on the with's line): two returns, not one block pasted after each POP_BLOCK
+    log = []
+    with Manager(log):
+        if s:
+            x = [n for n in log]
+        else:
+            try:
+                _attempt(log, fail)
+            except RuntimeError:
+                return False
+        if a and b:
+            log.append("both")
+        return False

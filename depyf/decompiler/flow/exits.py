@@ -264,13 +264,20 @@ def _after_pop_block(cfg, blk):
     if not (V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"):
         return False
     seen = set()
+    first = blk.instrs[0]
     while not _pasted_end(blk.last):
         if blk.last.opname in TERMINATORS or blk.last.target is not None or \
                 blk.end not in cfg.blocks or blk.end in seen:
             return False
         seen.add(blk.end)
         blk = cfg.blocks[blk.end]
-    before = cfg.instrs[blk.last.index - 1].opname
+    load = cfg.instrs[blk.last.index - 1]
+    if load.opname == "LOAD_CONST" and load is not first and load.line == first.line:
+        # `return <constant>` leaving a with statement: the constant is loaded after the
+        # exit call, on its line (the with's); a block pasted after the with starts the
+        # line of the statement after it
+        return False
+    before = load.opname
     return before not in _STATEMENT_ENDS and not before.startswith(("STORE_", "DELETE_"))
 
 
