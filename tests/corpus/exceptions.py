@@ -1417,3 +1417,16 @@ def retry_in_clause_then_return_after_the_try(x, fail):
         except Exception:
             pass
     return ''
+
+
+@case(([1, 0, 2], ()), ([0, 0], ()), ([0, 3], (3,)), ([], ()))
+def loop_clause_returns_then_if_returns(items, fail):
+    # the clause's `return` drops the iterator from under its value (SWAP, POP_TOP): not
+    # the code after the try pasted after the clause
+    for x in items:
+        try:
+            v = _convert(x, fail) if x else ""
+        except Exception:
+            return "failed at %d" % x
+        if v:
+            return v

@@ -130,8 +130,9 @@ def clause_tail_starts(instrs, leaders):
     way there: the try body returns). A `return` of the clause itself, whose value waits
     on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
     of a constant, which the clause's own loads after its end too (read as the clause's,
-    as before), nor the way out of a loop (the iterator dropped first) nor one of several
-    copies (the CFG joins those)."""
+    as before), nor the way out of a loop (the iterator dropped first: from under the
+    clause's return value, waiting on the stack, by a SWAP) nor one of several copies
+    (the CFG joins those)."""
     starts = []
     if not V.EXIT_BLOCKS_COPIED:
         return starts
@@ -150,7 +151,7 @@ def clause_tail_starts(instrs, leaders):
             r += 1
         if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
-                instrs[k].opname != "POP_TOP" and _copies(instrs, k, r) == 1:
+                instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO") and _copies(instrs, k, r) == 1:
             starts.append(k)
     return starts
 
