@@ -52,6 +52,11 @@ version, the tables per package and per cause. The torch page of the docs::
     python benchmarks/package_corpus.py --report /work/snap/torchsrc2-3.1?.json \
         --markdown docs/torch-source-corpus.md
 
+``--retry JSON`` measures again, with the running Python (of the run's version) and
+depyf, only what a saved run did not prove, and writes the run with those results to
+``--json`` (the run records which items were measured again, when and with which depyf
+commit): after a fix, the worklist again without the whole run.
+
 ``--packages`` picks sub-packages (comma separated, relative to ``--root``; ``.`` is the whole folder,
 ``*`` each sub-package of it in its own row), e.g. ``--root SITE/transformers --packages
 models/bert,generation`` or ``--root SITE/sympy --packages '*'``. Stdlib only (besides depyf).
@@ -596,6 +601,9 @@ def markdown_page(runs, command, title="Torch's own source as a decompiler corpu
            "- depyf commit: %s; time limit %s s per function, %s s per module (proven by `%s`)"
            % (", ".join(commits), first["timeout"], first["module_timeout"],
               first.get("module_proof") or "-"),
+           ] + ["- Python %s: what was not proven measured again (`--retry`) on %s with depyf %s"
+                % (r["python"], x["date"], x["depyf_commit"]) for r in runs
+                for x in r.get("retried", ())] + [
            "- functions: every def, method, and lambda/comprehension outside a def through "
            "`depyf.decompile` (proven, refused, unsupported, internal error, timeout); modules: "
            "each file through `decompile_module`, proven as a whole", "",
@@ -614,6 +622,52 @@ def write_markdown(runs, path, argv):
     command = "python benchmarks/package_corpus.py " + " ".join(argv)
     with open(path, "w") as fh:
         fh.write(markdown_page(runs, command))
+
+
+def retry(run, timeout=None, module_timeout=None, progress=None):
+    """Measure again what ``run`` (a saved run of this Python's version) did not prove:
+    its functions and modules not proven, in place. Returns how many were measured."""
+    if run["version"] != VERSION:
+        raise ValueError("a %s run retried with Python %s" % (run["version"], VERSION))
+    timeout = timeout or run["timeout"]
+    module_timeout = module_timeout or run["module_timeout"]
+    done = 0
+    for package, records in run["packages"].items():
+        for r in records:
+            todo = [k for k, f in enumerate(r.get("functions", ())) if f[2] != "proven"]
+            whole = r.get("whole")
+            if not todo and not (whole and whole[0] != "proven"):
+                continue
+            path = module_path(run["root"], r["module"])
+            with open(path, "rb") as fh:
+                source = fh.read().decode("utf-8")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                code = compile(source, path, "exec", dont_inherit=True)
+                targets = {t.qualname: t for t in corpus.iter_targets(
+                    r["module"], code, defs=corpus.def_positions(source))}
+                for k in todo:
+                    old = r["functions"][k]
+                    if old[0] in targets:
+                        r["functions"][k] = measure_function(targets[old[0]], timeout)
+                        done += 1
+                if whole and whole[0] != "proven":
+                    r["whole"] = measure_module(code, path, module_timeout)
+                    done += 1
+            if progress:
+                progress("%s: %s measured again" % (VERSION, r["module"]))
+    import depyf
+    run.setdefault("retried", []).append({
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "items": done,
+        "depyf_commit": git_commit(os.path.dirname(os.path.abspath(depyf.__file__)))})
+    return done
+
+
+def module_path(root, name):
+    """The file of module ``name`` (dotted, counted from the folder above ``root``)."""
+    parts = name.split(".")[1:]
+    path = os.path.join(root, *parts)
+    return path + ".py" if os.path.isfile(path + ".py") else os.path.join(path, "__init__.py")
 
 
 def write_failures(run, path):
@@ -706,6 +760,8 @@ def parse_args(argv):
                    help="interpreter for one of --versions (default: pyenv's)")
     p.add_argument("--report", nargs="+", metavar="JSON", help="print the tables of saved runs")
     p.add_argument("--markdown", metavar="PAGE.md", help="write the tables as a Markdown page")
+    p.add_argument("--retry", metavar="JSON", help="measure again what a saved run of this "
+                   "Python did not prove; write the run to --json")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--no-table", action="store_true", help="no tables on stdout")
     args = p.parse_args(argv)
@@ -726,6 +782,19 @@ def main(argv=None):
         if args.markdown:
             write_markdown(runs, args.markdown, argv)
         print_report(runs)
+        return 0
+    if args.retry:
+        with open(args.retry) as fh:
+            run = json.load(fh)
+        progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+        retry(run, progress=progress)
+        if args.json:
+            with open(args.json.replace("{version}", VERSION), "w") as fh:
+                json.dump(run, fh, indent=0)
+        if args.failures:
+            write_failures(run, args.failures.replace("{version}", VERSION))
+        if not args.no_table:
+            print_report([run])
         return 0
     if args.versions:
         return drive(args, argv)
