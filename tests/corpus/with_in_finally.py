@@ -90,3 +90,17 @@ def with_clause_returns_constant_like_the_body(s, fail, a, b):
         if a and b:
             log.append("both")
         return False
+
+
+@case((True, True, 0), (False, True, 0), (True, False, 0), (True, True, 1), (False, False, 1))
+def nested_finally_bodies_that_branch_around_a_return_value(a, b, fail):
+    log = []
+    try:
+        try:
+            return work(log, fail)
+        finally:
+            if a:
+                log.append("inner")
+    finally:
+        if b:
+            log.append("outer")
