@@ -853,6 +853,14 @@ SNIPPETS = {
                 self.load()
             self.r = False
     ''',
+    # 3.10 pastes the with's exit and the implicit `return None` after each POP_BLOCK
+    # (both ends of the while): one block, joined again (not `if c: while True:`)
+    "while_in_with_at_function_end": '''
+        def f(self):
+            with self.lock:
+                while self.pending:
+                    self.lock.wait()
+    ''',
     # 3.12+: `case _ if g:` before other cases tests its guard over the subject itself
     # (the copy and the wildcard's pop of it cancel out): a match, not a branch that keeps
     # a value on the stack

@@ -273,10 +273,12 @@ def _after_pop_block(cfg, blk):
         seen.add(blk.end)
         blk = cfg.blocks[blk.end]
     load = cfg.instrs[blk.last.index - 1]
-    if load.opname == "LOAD_CONST" and load is not first and load.line == first.line:
+    if load.opname == "LOAD_CONST" and load.argval is not None and load is not first and \
+            load.line == first.line:
         # `return <constant>` leaving a with statement: the constant is loaded after the
         # exit call, on its line (the with's); a block pasted after the with starts the
-        # line of the statement after it
+        # line of the statement after it (but the implicit `return None`, pasted with the
+        # exit call after each POP_BLOCK of a with ending the function)
         return False
     before = load.opname
     return before not in _STATEMENT_ENDS and not before.startswith(("STORE_", "DELETE_"))
