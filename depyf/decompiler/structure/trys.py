@@ -10,6 +10,7 @@ from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
 from .helpers import first_op
+from ..rewrite.tree import all_paths_end
 from ..flow.instructions import TERMINATORS
 
 
@@ -353,15 +354,15 @@ class Trys:
 
     def _return_through_finally_copy(self, ctx, stack, value):
         """`try: try: return f() finally: A` `finally: B`: past A's copy the value goes on
-        into B's copy and the return: the inner body's (the rest of the way), or None."""
+        into B's copy (no with exits) and the return: the inner body's, or None."""
         if ctx.region_exit is None or ctx.escape is None or not stack or stack[-1] is not value:
             return None
         try:
             rest, st = self.seq(ctx.region_exit, ctx.escape, list(stack))
         except Mismatch:
             return None
-        if st is not None or not any(isinstance(n, ast.Return) and n.value is value
-                                     for s in rest for n in ast.walk(s)):
+        if st is not None or not all(isinstance(s, (ast.If, ast.Expr, ast.Return)) for s in rest) \
+                or not all_paths_end(rest, lambda n: isinstance(n, ast.Return) and n.value is value):
             return None
         return rest
 
