@@ -361,10 +361,9 @@ class Trys:
             rest, st = self.seq(ctx.region_exit, ctx.escape, list(stack))
         except Mismatch:
             return None
-        if st is not None or not all(isinstance(s, (ast.If, ast.Expr, ast.Return)) for s in rest) \
-                or not all_paths_end(rest, lambda n: isinstance(n, ast.Return) and n.value is value):
-            return None
-        return rest
+        ok = st is None and all(isinstance(s, (ast.If, ast.Expr, ast.Return)) for s in rest)
+        ends = all_paths_end(rest, lambda n: isinstance(n, ast.Return) and n.value is value)
+        return rest if ok and ends else None
 
     def _outermost_exit(self, bid, ctx):
         """Where a value left on the stack at block ``bid`` goes on: the RETURN_VALUE of
