@@ -862,10 +862,35 @@ SNIPPETS = {
                 self.load()
             self.r = False
     ''',
+    # 3.10 pastes the with's exit and the implicit `return None` after each POP_BLOCK
+    # (both ends of the while): one block, joined again (not `if c: while True:`)
+    "while_in_with_at_function_end": '''
+        def f(self):
+            with self.lock:
+                while self.pending:
+                    self.lock.wait()
+    ''',
+    # 3.12+: `case _ if g:` before other cases tests its guard over the subject itself
+    # (the copy and the wildcard's pop of it cancel out): a match, not a branch that keeps
+    # a value on the stack
+    "wildcard_guard_before_other_cases": '''
+        def f(self, v, k):
+            match v:
+                case _ if self.small(v) and k:
+                    return 0
+                case _ if k or self.big:
+                    return 1
+                case A(x=1):
+                    return 2
+                case [a, b]:
+                    return a
+            return 3
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
 MIN_PYTHON = {"except_star_in_a_try_except": (3, 11),
+              "wildcard_guard_before_other_cases": (3, 10),
               "except_star_clause_with_a_loop_that_breaks": (3, 11),
               "try_except_star_in_a_bare_except_clause": (3, 11)}
 

@@ -147,3 +147,38 @@ def test_long_jumps(script):
                    "<l>", "exec")
     assert not script.long_jumps(short)
     assert script.long_jumps(long)  # the module, through the def nested in it
+
+
+def test_markdown_page(script, package, tmp_path):
+    page = tmp_path / "page.md"
+    out = tmp_path / "run.json"
+    assert script.main(["--root", package, "--json", str(out), "--quiet", "--no-table"]) == 0
+    assert script.main(["--report", str(out), "--markdown", str(page)]) == 0
+    text = page.read_text()
+    run = json.loads(out.read_text())
+    assert text.startswith("# ")
+    assert "--report %s --markdown %s" % (out, page) in text  # the command that regenerates it
+    assert run["date"] in text and run["python"] in text
+    assert "| %s | 4 | 100.00 | 0 | 0 | 4 | 100.00 | 0 | 0 |" % run["python"] in text
+    assert "| skipped | SyntaxError: invalid syntax | 1 |" in text
+
+
+def test_retry_measures_what_was_not_proven_again(script, package, tmp_path):
+    out = tmp_path / "run.json"
+    assert script.main(["--root", package, "--json", str(out), "--quiet", "--no-table"]) == 0
+    run = json.loads(out.read_text())
+    [record] = [r for r in run["packages"]["."] if r["module"] == "fakepkg.a"]
+    record["functions"][1][2:4] = ["refused", "made up"]
+    record["whole"][0:2] = ["unproven", "made up"]
+    out.write_text(json.dumps(run))
+    again = tmp_path / "again.json"
+    assert script.main(["--retry", str(out), "--json", str(again), "--quiet", "--no-table"]) == 0
+    run = json.loads(again.read_text())
+    [record] = [r for r in run["packages"]["."] if r["module"] == "fakepkg.a"]
+    assert record["functions"][1][:3] == ["C.m", 7, "proven"]
+    assert record["whole"][0] == "proven"
+    [retried] = run["retried"]
+    assert retried["items"] == 2
+    page = tmp_path / "page.md"
+    assert script.main(["--report", str(again), "--markdown", str(page)]) == 0
+    assert "measured again (`--retry`)" in page.read_text()

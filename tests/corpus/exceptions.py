@@ -1384,3 +1384,49 @@ def try_return_call_with_conditional_argument(xs, v, start, stop):
         )
     except ValueError:
         raise
+
+
+def _convert(x, fail):
+    if x in fail:
+        raise ValueError(x)
+    return "<%s>" % x
+
+
+@case((1, ()), (1, (1,)), (1, (1, 2)))
+def retry_in_clause_whose_handler_returns_a_constant(x, fail):
+    # 3.10: the inner clause's `return ''` leaves the outer clause too (two POP_EXCEPTs
+    # on its line): not the code after the try pasted after the inner clause
+    try:
+        text = _convert(x, fail)
+    except Exception:
+        try:
+            text = _convert(x + 1, fail)
+        except Exception:
+            return ''
+    text = text.replace('<', '[')
+    return text
+
+
+@case((1, ()), (1, (1,)), (1, (1, 2)))
+def retry_in_clause_then_return_after_the_try(x, fail):
+    try:
+        text = _convert(x, fail)
+    except Exception:
+        try:
+            return _convert(x + 1, fail)
+        except Exception:
+            pass
+    return ''
+
+
+@case(([1, 0, 2], ()), ([0, 0], ()), ([0, 3], (3,)), ([], ()))
+def loop_clause_returns_then_if_returns(items, fail):
+    # the clause's `return` drops the iterator from under its value (SWAP, POP_TOP): not
+    # the code after the try pasted after the clause
+    for x in items:
+        try:
+            v = _convert(x, fail) if x else ""
+        except Exception:
+            return "failed at %d" % x
+        if v:
+            return v

@@ -223,3 +223,53 @@ def single_case_match_on_a_local_class(p):
                 case _:
                     r = (left, right)
     return r
+
+
+class Box:
+    def __init__(self, limit):
+        self.limit = limit
+
+    def small(self, v):
+        return isinstance(v, int) and v < self.limit
+
+
+@case((Box(5), 3), (Box(5), Pair(1, 2)), (Box(5), 9))
+def wildcard_guard_first(box, v):
+    # 3.12+: no copy of the subject for `case _ if ...` (its COPY 1 / POP_TOP cancel out)
+    match v:
+        case _ if box.small(v):
+            return "small"
+        case Pair():
+            return "pair"
+    return "other"
+
+
+@case((Box(5), 3, 0), (Box(5), 7, 1), (Box(5), 7, 0), (Box(5), [1, 2], 0),
+      (Box(5), [0, 2], 0), (Box(5), 8, 0), (Box(5), "s", 0))
+def wildcard_guards_in_a_row(box, v, flag):
+    match v:
+        case _ if box.small(v) and not flag:
+            return "small"
+        case _ if flag or v == 8:
+            return "flag or eight"
+        case [a, b] if a:
+            return a + b
+        case str():
+            return "str"
+        case _:
+            return "else"
+
+
+@case((Box(5), [3, 9]), (Box(5), [Pair(1, 2), 7, "x"]))
+def wildcard_guard_in_a_loop(box, items):
+    out = []
+    for v in items:
+        match v:
+            case _ if box.small(v):
+                out.append("small")
+                continue
+            case Pair(left=l):
+                out.append(l)
+            case _:
+                out.append("?")
+    return out

@@ -109,6 +109,20 @@ def jump_lines(instrs):
 _NOT_JUMPS = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"))
 
 
+def _leaves_enclosing_clause(instrs, end, k):
+    """The POP_EXCEPT at ``k`` after the one at ``end`` ends an enclosing except clause on
+    the way out of a `return` of the clause itself (all on that return's line), not the
+    code after the try pasted there (which starts a line of its own after them)."""
+    if instrs[k].opname != "POP_EXCEPT" or instrs[end].line is None:
+        return False
+    r = k
+    while r < len(instrs) and instrs[r].opname != "RETURN_VALUE":
+        if instrs[r].target is not None or instrs[r].line not in (None, instrs[end].line):
+            return False
+        r += 1
+    return r < len(instrs)
+
+
 def clause_tail_starts(instrs, leaders):
     """3.10+: where the code after a try statement starts that the compiler pasted, as a
     small exit block (up to a return), right after the end of an except clause (its
@@ -116,8 +130,9 @@ def clause_tail_starts(instrs, leaders):
     way there: the try body returns). A `return` of the clause itself, whose value waits
     on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
     of a constant, which the clause's own loads after its end too (read as the clause's,
-    as before), nor the way out of a loop (the iterator dropped first) nor one of several
-    copies (the CFG joins those)."""
+    as before), nor the way out of a loop (the iterator dropped first: from under the
+    clause's return value, waiting on the stack, by a SWAP) nor one of several copies
+    (the CFG joins those)."""
     starts = []
     if not V.EXIT_BLOCKS_COPIED:
         return starts
@@ -127,7 +142,8 @@ def clause_tail_starts(instrs, leaders):
         k = ins.index + 1
         if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and _name_cleanup(instrs[k:k + 3]):
             k += 3
-        if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE":
+        if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE" or \
+                _leaves_enclosing_clause(instrs, ins.index, k):
             continue
         r = k
         while r < len(instrs) and instrs[r].target is None and instrs[r].opname not in TERMINATORS and \
@@ -135,7 +151,7 @@ def clause_tail_starts(instrs, leaders):
             r += 1
         if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
-                instrs[k].opname != "POP_TOP" and _copies(instrs, k, r) == 1:
+                instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO") and _copies(instrs, k, r) == 1:
             starts.append(k)
     return starts
 
@@ -249,13 +265,22 @@ def _after_pop_block(cfg, blk):
     if not (V.POP_BLOCK_EXITS_COPIED and blk.id > 0 and cfg.instrs[blk.id - 1].opname == "POP_BLOCK"):
         return False
     seen = set()
+    first = blk.instrs[0]
     while not _pasted_end(blk.last):
         if blk.last.opname in TERMINATORS or blk.last.target is not None or \
                 blk.end not in cfg.blocks or blk.end in seen:
             return False
         seen.add(blk.end)
         blk = cfg.blocks[blk.end]
-    before = cfg.instrs[blk.last.index - 1].opname
+    load = cfg.instrs[blk.last.index - 1]
+    if load.opname == "LOAD_CONST" and load.argval is not None and load is not first and \
+            load.line == first.line:
+        # `return <constant>` leaving a with statement: the constant is loaded after the
+        # exit call, on its line (the with's); a block pasted after the with starts the
+        # line of the statement after it (but the implicit `return None`, pasted with the
+        # exit call after each POP_BLOCK of a with ending the function)
+        return False
+    before = load.opname
     return before not in _STATEMENT_ENDS and not before.startswith(("STORE_", "DELETE_"))
 
 

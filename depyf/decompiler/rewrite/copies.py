@@ -26,7 +26,7 @@ def strip_copies(stmts, copy):
         # the copy sits right before the escape, or before the copies of enclosing
         # finally bodies that run after it (those are stripped by their own try)
         k = next((k for k in range(4) if i - k >= n and _is_copy(stmts[i - k - n:i - k], copy)), None) \
-            if isinstance(s, ESCAPES) or _is_reraise(s) else None
+            if isinstance(s, ESCAPES) or _is_reraise(s) or _copy_then_escape(s) else None
         if k is None and all_paths_end([s], _drops_pending_return) and _strip_cancelled_return(stmts, i, copy):
             i = i - n + 2  # (past the `return` left in place of the copy)
             continue
@@ -41,6 +41,17 @@ def strip_copies(stmts, copy):
         i += 1
 
 
+def _copy_then_escape(s):
+    """An if statement every path of which ends in one same return (break, continue): the
+    copy of an enclosing finally body that branches on the way out of that return (the
+    compiler copies the return to each path; the copy is stripped by its own try)."""
+    if not isinstance(s, ast.If):
+        return False
+    ends = []
+    return all_paths_end([s], lambda x: isinstance(x, ESCAPES) and not ends.append(x)) and \
+        all(same(e, ends[0]) for e in ends[1:])
+
+
 def _is_reraise(s):
     """The compiler's re-raise that ends an enclosing finally body (3.10 copies it to
     where the paths of a try nested there leave, each after the copy of that try's own
@@ -49,10 +60,11 @@ def _is_reraise(s):
 
 
 def _strip_copy_ending_in_escape(stmts, start, copy):
-    """A copy that branches before a `break` or `continue`: each of its paths ends in
-    that escape. Replace the copy and its escapes by the one escape."""
+    """A copy that branches before a `break`, `continue` or `return` of a constant (whose
+    value does not wait on the stack while the copy runs): each of its paths ends in that
+    escape. Replace the copy and its escapes by the one escape."""
     rets = []
-    all_paths_end(stmts[start:], lambda x: isinstance(x, (ast.Break, ast.Continue)) and not rets.append(x))
+    all_paths_end(stmts[start:], lambda x: _plain_escape(x) and not rets.append(x))
     if not rets or not isinstance(stmts[start], ast.If):
         return False
     esc = rets[0]
@@ -61,6 +73,12 @@ def _strip_copy_ending_in_escape(stmts, start, copy):
         return False
     stmts[start:] = [esc]
     return True
+
+
+def _plain_escape(s):
+    return isinstance(s, (ast.Break, ast.Continue)) or isinstance(s, ast.Return) and (
+        s.value is None or isinstance(s.value, ast.Constant)) and \
+        not facts.get(s, Fact.UNDER_PENDING_VALUE, False)
 
 
 def _strip_branching_copy(stmts, start, copy):

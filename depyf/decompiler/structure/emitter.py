@@ -42,7 +42,7 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
         present = {i.opname for i in instrs}
-        self.matches = patterns.find_matches(instrs, present)
+        self.matches = patterns.find_matches(instrs, present, code)
         starts = set()
         if "PREP_RERAISE_STAR" in present:
             starts |= after_except_star(instrs)

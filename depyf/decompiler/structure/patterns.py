@@ -18,6 +18,9 @@ lands on the next alternative's ``COPY 1`` of the same value.
 blocks of their own) and knows nothing of the surrounding code; anything that does not
 fit exactly is not a match statement (``NotAMatch``) and is left to the ordinary stages.
 """
+import dis
+
+from ...bytecode import raw
 from ...bytecode import versions as V
 from .match_nodes import Case, LOADS, Match, Node, NotAMatch, Opaque, STORES, is_name_load, land
 from .match_runner import Run
@@ -28,9 +31,11 @@ _STARTS = {"MATCH_SEQUENCE", "MATCH_MAPPING", "COPY", "POP_TOP", "POP_JUMP_IF_NO
 
 
 # -- finding match statements ---------------------------------------------------------------
-def find_matches(instrs, present=None):
+def find_matches(instrs, present=None, code=None):
     """{start index: Match} for every match statement in ``instrs`` (3.10+). ``present``:
-    the set of opnames in ``instrs``, when the caller has it."""
+    the set of opnames in ``instrs``, when the caller has it; ``code``: the code object
+    they come from (without it a first ``case _ if guard:`` whose copy of the subject
+    the compiler left out is not found: ``_bare_guard``)."""
     if not V.HAS_MATCH:
         return {}
     if present is None:
@@ -44,9 +49,17 @@ def find_matches(instrs, present=None):
         return {}
     found = {}
     covered = set()
+    code = _Raw(code, instrs) if code is not None else None
     for ins in instrs:
         i = ins.index
         if i in covered:
+            continue
+        if code is not None and ins.opname in _GUARD_JUMPS:
+            m = _bare_guard_match(instrs, i, code)
+            if m is not None:
+                found[m.start] = m
+                for c in m.cases:
+                    covered.update(range(c.start, c.body))
             continue
         if ins.opname == "COPY":
             if ins.arg != 1:
@@ -55,13 +68,117 @@ def find_matches(instrs, present=None):
                   and _match_op_near(instrs, i)):
             continue
         try:
-            m = _parse_match(instrs, i)
+            m = _parse_match(instrs, i, code)
         except (NotAMatch, IndexError, KeyError, TypeError):
             continue
         found[i] = m
         for c in m.cases:
             covered.update(range(c.start, c.body))  # pattern code; bodies may hold matches
     return found
+
+
+_GUARD_JUMPS = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+
+
+def _bare_guard_match(instrs, j, code):
+    """The match statement whose first case is ``case _ if guard:`` with the guard's last
+    jump at ``j`` (``_bare_case``), or None."""
+    if not _bare_jump(instrs, j):
+        return None
+    start = _guard_start(instrs, j, code, (instrs[j].target, j + 1))
+    if start is None:
+        return None
+    try:
+        m = _parse_match(instrs, start, code)
+    except (NotAMatch, IndexError, KeyError, TypeError):
+        return None
+    return m if m.cases[0].guard == start else None
+
+
+def _bare_jump(instrs, j):
+    """Whether the jump at ``j`` can end the guard of a ``_bare_case``: a true guard pops
+    the subject (``POP_TOP``), a false one goes to the next case, after the body."""
+    fail = instrs[j].target
+    return (instrs[j].opname in _GUARD_JUMPS and j + 2 < len(instrs)
+            and instrs[j + 1].opname == "POP_TOP" and fail is not None and fail > j + 2)
+
+
+def _bare_case(instrs, pos, code):
+    """``case _ if guard:`` from ``pos`` (not the last case but for a ``case _:``), as
+    3.12+ compiles it: the compiler's ``COPY 1`` of the subject and the wildcard's
+    ``POP_TOP`` of the copy cancel out, so the guard is tested right after the subject is
+    pushed, with the subject below it; a failed guard lands on the next case with the
+    subject on the stack, a true one pops it and runs the body. The guard's last jump is
+    the first one after ``pos`` that fits (``_bare_jump``) and whose expression starts at
+    ``pos`` (``_guard_start``). The Case, or None."""
+    j = pos
+    while j < len(instrs) and not instrs[j].opname.startswith(_GUARD_STOPS):
+        if _bare_jump(instrs, j):
+            exits = (instrs[j].target, j + 1)
+            if _guard_start(instrs, j, code, exits) == pos:
+                return Case(pos, Node(), pos, j + 2, instrs[j].target)
+        j += 1
+    return None
+
+
+_GUARD_STOPS = ("RETURN", "RAISE", "RERAISE", "JUMP", "FOR_ITER", "STORE", "DELETE", "SETUP",
+                "YIELD", "SEND", "END_")
+# what a guard's expression can start with: a load that reads nothing on the stack (a
+# COPY of the subject would be an `and`/`or` on a value, a LOAD_ATTR reads an owner)
+_GUARD_FIRST = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CONST",
+                "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR", "LOAD_SMALL_INT", "PUSH_NULL",
+                "LOAD_CLOSURE")
+
+
+class _Raw:
+    """The raw instructions of the code ``instrs`` come from, read once when asked."""
+
+    def __init__(self, code, instrs):
+        self.code, self.instrs, self._ops = code, instrs, None
+
+    def ops(self):
+        """(raw ``(offset, opcode, arg)`` list, its position by offset, first normalized
+        instruction by offset)."""
+        if self._ops is None:
+            ops = list(raw.ops(self.code))
+            by_offset = {}
+            for ins in self.instrs:
+                by_offset.setdefault(ins.offset, ins)
+            self._ops = ops, {off: k for k, (off, _, _) in enumerate(ops)}, by_offset
+        return self._ops
+
+
+def _guard_start(instrs, j, code, exits):
+    """Index of the first instruction of the expression whose test the jump at ``j``
+    takes, counting back the stack effects of the raw instructions (``code``: a ``_Raw``);
+    the jumps of an ``and``/``or`` chain (to one of ``exits``) are part of it. None where
+    the way back holds another kind of jump (a conditional expression) or leaves the code,
+    or the expression starts with more than a load."""
+    ops, at, by_offset = code.ops()
+    k = at.get(instrs[j].offset)
+    if k is None:
+        return None
+    need = 1  # the test the jump pops
+    while k > 0:
+        k -= 1
+        off, op, arg = ops[k]
+        name = dis.opname[op]
+        if "JUMP" in name or name.startswith(("RETURN", "RAISE", "RERAISE", "YIELD", "SEND",
+                                              "MATCH_", "GET_LEN")):
+            return None  # (a pattern's tests read the subject: no guard's)
+        need -= dis.stack_effect(op, arg if op >= dis.HAVE_ARGUMENT else None, jump=False)
+        if need < 0:
+            return None
+        if need == 0:
+            before = by_offset.get(ops[k - 1][0]) if k > 0 else None
+            if before is not None and before.opname in _GUARD_JUMPS and before.target in exits:
+                need, k = 1, k - 1  # an and/or before it: the guard goes on further back
+                continue
+            ins = by_offset.get(off)
+            if ins is None or not dis.opname[op].startswith(_GUARD_FIRST):
+                return None
+            return ins.index
+    return None
 
 
 def _match_op_near(instrs, i):
@@ -74,11 +191,18 @@ def _match_op_near(instrs, i):
     return False
 
 
-def _parse_match(instrs, start):
+def _parse_match(instrs, start, code=None):
     cases = []
     pos = start
     refutable = False
+    tested = False  # a case that tests the subject (not only bare guards)
     while True:
+        bare = _bare_case(instrs, pos, code) if code is not None else None
+        if bare is not None:
+            cases.append(bare)
+            refutable = True
+            pos = bare.next
+            continue
         case = None
         if instrs[pos].opname == "COPY" and instrs[pos].arg == 1:
             try:
@@ -88,7 +212,7 @@ def _parse_match(instrs, start):
         if case is not None:
             case_obj, nxt = case
             cases.append(case_obj)
-            refutable = True
+            refutable = tested = True
             pos = nxt
             continue
         case_obj, fail, has_match_op = _parse_case(instrs, pos, copies=False)
@@ -98,6 +222,8 @@ def _parse_match(instrs, start):
         if not (refutable or has_match_op or (_refutable(node) and not plain)):
             # one value test (an if statement says the same) or assignments
             raise NotAMatch("not a match statement")
+        if not (tested or has_match_op or _refutable(node)):
+            raise NotAMatch("guards only: an if statement says the same")
         return Match(start, cases, fail)
 
 

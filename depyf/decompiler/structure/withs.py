@@ -10,6 +10,7 @@ from ..flow.instructions import COND_JUMPS
 from .. import facts
 from ..facts import Fact
 from .helpers import WITH_EXIT_WINDOW, const_key, const_returned
+from ..rewrite.tree import all_paths_end
 
 
 class Withs:
@@ -60,8 +61,10 @@ class Withs:
             node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
             return self._after_body_left(node, entry, stack, exit_marker)
         ret, cont = self._const_return_not_after(entry, tail_stmts, nxt)
+        if ret is None and not tail_stmts and nxt is not None:
+            ret, cont = self._finally_copy_then_return(entry, nxt, ctx, st)
         if ret is not None:
-            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + [ret]
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + ret
             return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         return [node] + tail_stmts, nxt, st
 
@@ -108,18 +111,18 @@ class Withs:
         the suppressing path goes on), or (None, None)."""
         if not V.EXIT_BLOCKS_COPIED:
             return None, None
-        if nxt is None and len(tail_stmts) == 1 and isinstance(tail_stmts[0], ast.Return):
-            ret = tail_stmts[0]
-            if not isinstance(ret.value, (ast.Constant, type(None))):
+        if nxt is None and tail_stmts:
+            value = _const_ends(tail_stmts)
+            if value is None:
                 return None, None
-            value = const_key(None if ret.value is None else ret.value.value)
+            ret = tail_stmts
         elif not tail_stmts and nxt in self.cfg.blocks:
             blk = self.cfg[self.cfg.through_jumps(nxt)]
             load = const_returned(blk.instrs)
             if load is None:
                 return None, None
             value = const_key(load.argval)
-            ret = self._return(blk.last, E.const(load.argval))
+            ret = [self._return(blk.last, E.const(load.argval))]
         else:
             return None, None
         cont = self._with_suppressed_exit(entry)
@@ -129,6 +132,28 @@ class Withs:
         if other is not None and const_key(other.argval) == value:
             return None, None
         return ret, cont
+
+    def _finally_copy_then_return(self, entry, nxt, ctx, stack):
+        """`try: with cm: ...; return <constant>` `finally: ...` (3.10+): after the exit
+        call, block ``nxt`` runs a copy of the finally body that ends in that return on
+        each of its paths, while a suppressing __exit__ goes on elsewhere (after the with):
+        the return is the body's. (the copy and its returns: stripped with the try's other
+        copies; where the suppressing path goes on), or (None, None)."""
+        cont = self._with_suppressed_exit(entry)
+        if cont is None or cont not in self.cfg.blocks or nxt not in self.cfg.blocks or \
+                self.cfg.through_jumps(cont) == self.cfg.through_jumps(nxt):
+            return None, None
+        try:
+            stmts, after = self.seq(nxt, ctx, list(stack))
+        except Mismatch:
+            return None, None
+        value = _const_ends(stmts) if after is None and len(stmts) > 0 else None
+        if value is None or isinstance(stmts[0], ast.Return):
+            return None, None
+        other = const_returned(self.cfg[self.cfg.through_jumps(cont)].instrs)
+        if other is not None and const_key(other.argval) == value:
+            return None, None
+        return stmts, cont
 
     def _with_suppressed_exit(self, entry):
         """Where a with's handler continues when __exit__ returned true (or None)."""
@@ -183,3 +208,17 @@ class Withs:
                 continue
             break
         raise Mismatch("could not find the end of a with statement", function=self.code.co_name)
+
+
+def _const_ends(stmts):
+    """The constant (``const_key``) that every path of ``stmts`` returns, where they are
+    one return or if statements and expressions ended by it (the copy of a finally body
+    on the way out of the return), else None."""
+    ends = []
+    if not all_paths_end(stmts, lambda x: isinstance(x, ast.Return) and not ends.append(x)):
+        return None
+    if len(stmts) > 1 and not all(isinstance(x, (ast.If, ast.Expr, ast.Return)) for x in stmts):
+        return None
+    values = {const_key(None if r.value is None else r.value.value) if isinstance(
+        r.value, (ast.Constant, type(None))) else None for r in ends}
+    return values.pop() if len(values) == 1 and None not in values else None
