@@ -853,6 +853,17 @@ SNIPPETS = {
                 self.load()
             self.r = False
     ''',
+    # 3.10+: a filter found false takes the element with it (no yield left): `if False`
+    "generator_expression_with_false_filter": '''
+        def f(xs):
+            return list(x for x in xs for y in x if False)
+    ''',
+    # the default values of a lambda that are lambdas themselves
+    "lambda_defaults_that_are_lambdas": '''
+        def f(n):
+            g = lambda x=lambda y=lambda z=n: z: y(), *, k=lambda: 1: x() + k()
+            return g()
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

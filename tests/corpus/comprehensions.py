@@ -174,3 +174,13 @@ def try_finally_comprehension_single_item_for(cs, log):
         return len(cs)
     finally:
         log.append([p for c in cs for p in (c,) if p is not None])
+
+
+# ---- a filter the compiler finds false (3.10+ drop the element with it) ----
+
+
+@case(([1, 2],), ([],))
+def comprehensions_with_false_filter(xs):
+    return ([x for x in xs if False], {x for x in xs if False},
+            {x: 1 for x in xs if False}, list(x for x in xs if False),
+            list(x for x in xs for y in [x, x] if False))

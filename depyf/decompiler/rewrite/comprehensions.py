@@ -1,5 +1,6 @@
 """Rebuild list/set/dict comprehensions and generator expressions from their loops."""
 import ast
+from inspect import CO_GENERATOR
 
 from ..mismatch import Mismatch
 from ..symbolic import markers as M
@@ -47,6 +48,8 @@ def _generators(stmts, generators):
         return s
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Yield):
         return s
+    if isinstance(s, ast.Pass) and generators:
+        return None  # the element and its filter were dead code: `if False` took them
     raise Mismatch("unexpected statement in a comprehension: %s" % type(s).__name__)
 
 
@@ -94,16 +97,37 @@ def _passing_condition(stmts):
     return here if after is None else ast.BoolOp(op=ast.And(), values=[here, after])
 
 
+def _dead_element(result, generators):
+    """The comprehension whose element is never reached: a filter the compiler found
+    false (`if False`) took the element away with it, so any element compiles to the same
+    code; ``result`` is the display the comprehension returns (None: a generator
+    expression)."""
+    generators[-1].ifs.append(E.const(False))
+    none = E.const(None)
+    if result is None:
+        return ast.GeneratorExp(elt=none, generators=generators)
+    if isinstance(result, ast.Dict):
+        return ast.DictComp(key=none, value=E.const(None), generators=generators)
+    if isinstance(result, ast.Set) or getattr(result, "kind", None) == "set":
+        return ast.SetComp(elt=none, generators=generators)
+    if isinstance(result, ast.List):
+        return ast.ListComp(elt=none, generators=generators)
+    raise Mismatch("comprehension without an element returns %s" % type(result).__name__)
+
+
 def comprehension_from_body(code, body, iter_expr):
     """``body`` is the decompiled comprehension function; ``.0`` is its iterator argument."""
     body = [s for s in body if not (isinstance(s, ast.Return) and s.value is None)]
+    result = None
     if body and isinstance(body[-1], ast.Return):
-        body = body[:-1]
+        body, result = body[:-1], body[-1].value
     generators = []
     leaf = _generators(body, generators)
     first = generators[0]
     if isinstance(first.iter, ast.Name) and first.iter.id == ".0":
         first.iter = iter_expr
+    if leaf is None:
+        return _dead_element(None if code.co_flags & CO_GENERATOR else result, generators)
     if isinstance(leaf, ast.Expr):
         value = leaf.value.value
         return ast.GeneratorExp(elt=value if value is not None else E.const(None), generators=generators)
