@@ -864,6 +864,11 @@ SNIPPETS = {
             g = lambda x=lambda y=lambda z=n: z: y(), *, k=lambda: 1: x() + k()
             return g()
     ''',
+    # `*()` among other starred values (3.10+ fold `*() or ()` to it): kept, not dropped
+    "empty_starred_tuple_among_others": '''
+        def f(g, xs):
+            return g(*(), *xs), [*(), *xs], g(*() or (), *xs)
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
