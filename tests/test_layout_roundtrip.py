@@ -955,6 +955,13 @@ MODULE_SNIPPETS = {
             x: int
             return x
     ''',
+    # annotated attributes and items: no name annotated, but annotations set up
+    "annotated_attribute_and_item_targets": '''
+        class C:
+            obj.attr: int = 0
+            items[0]: str = ''
+        obj.attr: int = 1
+    ''',
 }
 
 

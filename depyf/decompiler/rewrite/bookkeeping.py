@@ -180,9 +180,24 @@ def annotated_assignments(stmts, future=False):
                 out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()),
                                          annotation=annotation, value=value, simple=1))
                 continue
+        if not future and _annotates_target(out[-1] if out else None, s):
+            # `x.attr: T = v` stores v, then evaluates T and drops it
+            out[-1] = ast.AnnAssign(target=out[-1].targets[0], annotation=s.value,
+                                    value=out[-1].value, simple=0)
+            continue
         recurse(s, lambda block: annotated_assignments(block, future))
         out.append(s)
     return out
+
+
+def _annotates_target(prev, stmt):
+    """Whether ``stmt``, an expression statement after the assignment ``prev`` to an
+    attribute or an item, is the annotation of that target (evaluated after the store
+    where annotations are set up, and not kept)."""
+    return isinstance(prev, ast.Assign) and len(prev.targets) == 1 and \
+        isinstance(prev.targets[0], (ast.Attribute, ast.Subscript)) and \
+        isinstance(stmt, ast.Expr) and not isinstance(stmt.value, (ast.Yield, ast.YieldFrom, ast.Await)) \
+        and not isinstance(stmt.value, ast.Constant)
 
 
 def is_future_annotations(code):
