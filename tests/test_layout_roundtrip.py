@@ -869,10 +869,23 @@ SNIPPETS = {
         def f(g, xs):
             return g(*(), *xs), [*(), *xs], g(*() or (), *xs)
     ''',
+    # 3.10+: a guard found false takes its case's body with it
+    "match_guard_always_false": '''
+        def f(x):
+            y = None
+            match x:
+                case 0 if False:
+                    pass
+                case [a, b] if False:
+                    pass
+                case 0:
+                    y = 1
+            return y
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
-MIN_PYTHON = {"except_star_in_a_try_except": (3, 11),
+MIN_PYTHON = {"except_star_in_a_try_except": (3, 11), "match_guard_always_false": (3, 10),
               "except_star_clause_with_a_loop_that_breaks": (3, 11),
               "try_except_star_in_a_bare_except_clause": (3, 11)}
 

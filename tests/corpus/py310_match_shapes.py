@@ -223,3 +223,18 @@ def single_case_match_on_a_local_class(p):
                 case _:
                     r = (left, right)
     return r
+
+
+@case((0,), (1,), ([1, 2],))
+def match_guard_always_false(x):
+    # a guard the compiler finds false takes the case's body with it: the pattern's
+    # success goes where its failure goes (test_patma's test_patma_068)
+    y = None
+    match x:
+        case 0 if False:
+            y = 0
+        case [a, b] if 0:
+            y = a
+        case 0:
+            y = 1
+    return y
