@@ -882,6 +882,14 @@ SNIPPETS = {
                     y = 1
             return y
     ''',
+    # an async for whose body always breaks: no jump back to its head
+    "async_for_that_never_loops_back": '''
+        async def f(g, out):
+            async for val in g:
+                out.append(val)
+                break
+            await g.aclose()
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

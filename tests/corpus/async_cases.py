@@ -323,3 +323,18 @@ async def async_with_nested_return_then_code_after(log, d):
             return d["k"]
         log.append("between")
     return log
+
+
+@case(([1, 2],), ([],))
+async def async_for_that_never_loops_back(xs):
+    # the body always breaks: no jump goes back to the loop's head
+    # (test_contextlib_async's test_async_gen_propagates_generator_exit)
+    out = []
+    async for x in AIter(xs):
+        out.append(x)
+        break
+    async for x in AIter(xs):
+        break
+    else:
+        out.append("empty")
+    return out
