@@ -890,6 +890,15 @@ SNIPPETS = {
                 break
             await g.aclose()
     ''',
+    # an async generator's `return` in the middle (`return None` does not compile there)
+    "async_generator_returns_early": '''
+        async def f(x, E):
+            try:
+                await x()
+            except E:
+                return
+            yield 'a'
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

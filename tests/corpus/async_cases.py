@@ -338,3 +338,16 @@ async def async_for_that_never_loops_back(xs):
     else:
         out.append("empty")
     return out
+
+
+@case((False, False), (True, False), (False, True))
+async def async_generator_with_early_returns(flag, fail_first):
+    # an async generator's `return` in the middle (`return None` does not compile there)
+    try:
+        if fail_first:
+            await fail("early")
+    except ValueError:
+        return
+    if flag:
+        return
+    yield flag

@@ -253,10 +253,25 @@ def generator_marker(code, body):
     the flag comes from the source, not from the bytecode. ``body`` with ``if False:
     yield`` appended when it has no ``yield`` of its own (the compiler emits nothing for
     an ``if`` whose test is the constant False, but its symbol table sees the yield)."""
+    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
+        _bare_returns(body)
     if not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR) or has_yield(body):
         return body
     dead = ast.If(test=E.const(False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])
     return [s for s in body if not isinstance(s, ast.Pass)] + [dead]
+
+
+def _bare_returns(body):
+    """An async generator returns no value: its ``return None`` is written ``return``
+    (the only form that compiles there). Edits the trees of ``body`` in place."""
+    work = list(body)
+    while work:  # (not in nested scopes)
+        node = work.pop()
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) and \
+                node.value.value is None:
+            node.value = None
+        elif not isinstance(node, _NESTED_SCOPES):
+            work.extend(ast.iter_child_nodes(node))
 
 
 def generator_lambda_marker(code, expr):
