@@ -19,8 +19,9 @@ def _generators(stmts, generators):
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
         generators[-1].ifs.extend(_own_line(E.negate(p), stmts[0]) for p in parts)
         return _generators(stmts[1:], generators)
-    if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If) and stmts[0].orelse:
-        # `if (a if t else b)` comes out as `if t: <if not a: continue>` `else: <...>`
+    if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If):
+        # `if (a if t else b)` comes out as `if t: <if not a: continue>` `else: <...>`;
+        # `if a or (b and c)` as `if not a: <if b: <if not c: continue> else: continue>`
         passes = _passing_condition([stmts[0]])
         if passes is not _NOT_GUARDS:
             if passes is not None:
@@ -62,6 +63,7 @@ def _own_line(test, stmt):
 
 
 _NOT_GUARDS = object()
+_NEVER = object()  # statements that skip every item (`continue`)
 
 
 def _passing_condition(stmts):
@@ -73,6 +75,8 @@ def _passing_condition(stmts):
     first, rest = stmts[0], stmts[1:]
     if isinstance(first, ast.Pass):
         return _passing_condition(rest)
+    if isinstance(first, ast.Continue):
+        return _NEVER
     if not isinstance(first, ast.If):
         return _NOT_GUARDS
     if len(first.body) == 1 and isinstance(first.body[0], ast.Continue):
@@ -81,20 +85,30 @@ def _passing_condition(stmts):
         here = E.negate(first.test)
     else:
         body, orelse = _passing_condition(first.body), _passing_condition(first.orelse)
-        if body is _NOT_GUARDS or orelse is _NOT_GUARDS:
+        if body is _NOT_GUARDS or orelse is _NOT_GUARDS or body is orelse is _NEVER:
             return _NOT_GUARDS
         if body is None and orelse is None:
             return _NOT_GUARDS  # a test that decides nothing is not a filter
-        if body is None:
+        if orelse is _NEVER:  # `if t: <guards> else: continue` (a jump kept apart by
+            # its line: `a or (not b and c)` over lines in 3.10/3.11)
+            here = _both(first.test, body)
+        elif body is _NEVER:
+            here = _both(E.negate(first.test), orelse)
+        elif body is None:
             here = ast.BoolOp(op=ast.Or(), values=[first.test, orelse])
         elif orelse is None:
             here = ast.BoolOp(op=ast.Or(), values=[E.negate(first.test), body])
         else:
             here = ast.IfExp(test=first.test, body=body, orelse=orelse)
     after = _passing_condition(rest)
-    if after is _NOT_GUARDS:
+    if after is _NOT_GUARDS or after is _NEVER:
         return _NOT_GUARDS
     return here if after is None else ast.BoolOp(op=ast.And(), values=[here, after])
+
+
+def _both(test, then):
+    """``test and then`` (``test`` alone when ``then`` is None: always)."""
+    return test if then is None else ast.BoolOp(op=ast.And(), values=[test, then])
 
 
 def _dead_element(result, generators):
