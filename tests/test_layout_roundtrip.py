@@ -899,6 +899,14 @@ SNIPPETS = {
                 return
             yield 'a'
     ''',
+    # 3.13 copies the second try's small body right after the first one's clause
+    "try_after_try_whose_body_raises": '''
+        def f(self):
+            try: raise RuntimeError('just testing')
+            except RuntimeError: pass
+            try: raise KeyboardInterrupt
+            except KeyboardInterrupt: pass
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

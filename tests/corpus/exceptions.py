@@ -1384,3 +1384,18 @@ def try_return_call_with_conditional_argument(xs, v, start, stop):
         )
     except ValueError:
         raise
+
+
+@case((0,), (1,))
+def try_after_try_whose_body_raises(n):
+    # the first body only raises; the second, a small block that raises (`try: raise E`
+    # on one line: no NOP to jump to), 3.12+ copy right after the first try's clause: it
+    # follows the first try, it is not inside its clause (test_grammar's test_raise)
+    log = []
+    try: raise KeyError(n)  # noqa: E701
+    except KeyError:
+        log.append("first")
+    try: raise IndexError  # noqa: E701
+    except IndexError:
+        log.append("second")
+    return log

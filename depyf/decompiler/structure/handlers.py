@@ -28,7 +28,7 @@ class Handlers:
                 elif blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
                 elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end) or \
-                        blk.end in self.cfg.clause_tails:
+                        blk.end in self.cfg.clause_tails or self._try_after_clause(blk, entry):
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
                     # after its POP_EXCEPT: the copy is joined to the block it copies, or
                     # is the only one)
@@ -43,6 +43,19 @@ class Handlers:
                 work.append((inner.target, depth + 1))
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
+
+    def _try_after_clause(self, blk, entry):
+        """3.11+: whether the except clause ending in ``blk`` (its POP_EXCEPT) runs on
+        into a try statement that starts there (3.12+ place the code after a try whose body
+        raises right after its clause, at the depth of the try of ``entry``): the clause
+        is over, the next statement begins."""
+        if not V.HAS_EXCEPTION_TABLE or blk.last.opname != "POP_EXCEPT":
+            return False
+        nxt = self.cfg.fall(blk)
+        inner = self.cfg[nxt].handler if nxt in self.cfg.blocks else None
+        return inner is not None and inner.depth == entry.depth and not inner.lasti and \
+            self.handler_kind.get(inner.target) == "try" and \
+            self._protected.get(inner.target, [None])[0] == nxt
 
     def _handler_interior(self, entry):
         """The blocks of the except clauses (or finally body) of ``entry`` that run before
