@@ -907,6 +907,13 @@ SNIPPETS = {
             try: raise KeyboardInterrupt
             except KeyboardInterrupt: pass
     ''',
+    # 3.12+: the jumps back after the awaits' CLEANUP_THROW are no way out of the with
+    "async_with_two_managers_then_raise": '''
+        async def f(manager, Done):
+            async with manager() as x, manager() as y:
+                pass
+            raise Done
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

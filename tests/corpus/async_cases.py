@@ -351,3 +351,18 @@ async def async_generator_with_early_returns(flag, fail_first):
     if flag:
         return
     yield flag
+
+
+@case(([],), ([], True))
+async def async_with_two_managers_then_raise(log, suppress=False):
+    # the inner manager's suppressed path jumps back to the outer one's exit; 3.12+ leave
+    # the jumps after the awaits' CLEANUP_THROW out of the protected range (test_grammar)
+    try:
+        async with ACM(log, "a"), ACM(log, "b", suppress=suppress):
+            log.append("body")
+        raise KeyError("done")
+    except KeyError:
+        log.append("raised")
+    async with ACM(log, "c") as x, ACM(log, "d") as y:
+        pass
+    return log, x, y
