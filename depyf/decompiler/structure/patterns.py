@@ -127,6 +127,10 @@ def _parse_case(instrs, pos, copies):
             # the pattern matched goes where it failed: a guard the compiler found false
             # (`case P if False:`) took the body with it
             return Case(start, subject, None, None, fail), fail
+        if instrs[end].opname.startswith(("STORE_", "DELETE_")):
+            # a guard is an expression: this stores the value left on the stack (`y = z =
+            # v` copies v as a case copies its subject)
+            raise NotAMatch("a store where a guard would start")
         if instrs[end].opname != "POP_TOP":
             guard = end
             j = _guard_end(instrs, end, fail)
