@@ -914,6 +914,14 @@ SNIPPETS = {
                 pass
             raise Done
     ''',
+    # a local bound only by a comprehension (3.12+ inline it, hiding the name)
+    "local_only_hidden_by_comprehension": '''
+        def f():
+            if False:
+                x = 0
+            [x for x in [1]]
+            return x
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

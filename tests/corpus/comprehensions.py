@@ -197,3 +197,19 @@ def comprehension_filter_or_and_over_lines(names, chosen):
             k not in {"io", "re"}
         )
     }
+
+
+@case((True,), (False,))
+def local_only_hidden_by_comprehension(early):
+    # `x` is local (a store the compiler drops) but bound only by a comprehension: 3.12+
+    # inline it, clearing and restoring `x` around it (test_listcomps'
+    # test_unbound_local_after_comprehension)
+    if False:
+        x = 0
+    [x for x in [1]]
+    if early:
+        return "early"
+    try:
+        return x
+    except UnboundLocalError as e:
+        return type(e).__name__

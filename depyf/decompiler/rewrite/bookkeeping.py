@@ -321,6 +321,19 @@ _BINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF"])
 _READS = frozenset(["LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE"])
 
 
+def _own_stores(stores):
+    """``stores`` but those of the names an inlined comprehension (3.12+) hides once it
+    cleared them (LOAD_FAST_AND_CLEAR): its own loop variables and their restores bind
+    nothing of the function (a later store of the name counts as none either: at worst
+    a declaration too many, which compiles to nothing)."""
+    hidden = set()
+    for opname, name in stores:
+        if opname == "LOAD_FAST_AND_CLEAR":
+            hidden.add(name)
+        elif name not in hidden:
+            yield opname, name
+
+
 def local_declarations(code, instrs):
     """``x: object`` for each local variable that is read but that nothing in the function
     binds: only a bare annotation (``x: int``, which compiles to nothing in a function)
@@ -331,7 +344,7 @@ def local_declarations(code, instrs):
     for const in code.co_consts:
         if hasattr(const, "co_code"):
             captured.update(const.co_freevars)
-    bound = {name for opname, name in _stores(code, instrs) if opname in _BINDS}
+    bound = {name for opname, name in _own_stores(_stores(code, instrs)) if opname in _BINDS}
     bound.update(code.co_varnames[:_param_count(code)])
     read = {ins.argval for ins in instrs if ins.opname in _READS} | captured
     names = [n for n in code.co_varnames if n in read and n not in bound]
