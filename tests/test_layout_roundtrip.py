@@ -922,6 +922,18 @@ SNIPPETS = {
             [x for x in [1]]
             return x
     ''',
+    # 3.12+ copy the outer clause's `raise` right after the inner clause's end
+    "bare_raise_after_nested_try_in_clause": '''
+        def f():
+            try:
+                raise TypeError("foo")
+            except:
+                try:
+                    raise KeyError("caught")
+                except KeyError:
+                    pass
+                raise
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -1399,3 +1399,22 @@ def try_after_try_whose_body_raises(n):
     except IndexError:
         log.append("second")
     return log
+
+
+@case((0,), (1,))
+def bare_raise_after_nested_try_in_clause(n):
+    # 3.12+ copy the `raise` of the outer clause right after the inner clause's end: it
+    # follows the inner try (test_raise's test_except_reraise)
+    def reraise():
+        try:
+            raise TypeError(n)
+        except:
+            try:
+                raise KeyError("caught")
+            except KeyError:
+                pass
+            raise
+    try:
+        reraise()
+    except TypeError as e:
+        return "TypeError", e.args, type(e.__context__).__name__

@@ -111,7 +111,7 @@ _NOT_JUMPS = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL
 
 def clause_tail_starts(instrs, leaders):
     """3.10+: where the code after a try statement starts that the compiler pasted, as a
-    small exit block (up to a return), right after the end of an except clause (its
+    small exit block (up to a return or a raise), right after the end of an except clause (its
     POP_EXCEPT and the clean-up of its `as` name) in place of the jump to it (the only
     way there: the try body returns). A `return` of the clause itself, whose value waits
     on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
@@ -136,6 +136,12 @@ def clause_tail_starts(instrs, leaders):
         if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
                 instrs[k].opname != "POP_TOP" and _copies(instrs, k, r) == 1:
+            starts.append(k)
+        elif r < len(instrs) and instrs[r].opname == "RAISE_VARARGS" and r not in leaders and \
+                instrs[k].opname != "POP_TOP":
+            # a raise: a clause raises before its POP_EXCEPT, so this is the code after
+            # the try (3.12+ copy a small raising block there: `except E: pass` then
+            # `raise` of an enclosing clause)
             starts.append(k)
     return starts
 
