@@ -1418,3 +1418,17 @@ def bare_raise_after_nested_try_in_clause(n):
         reraise()
     except TypeError as e:
         return "TypeError", e.args, type(e.__context__).__name__
+
+
+@case((0,), (1,))
+def try_after_try_with_named_clause(n):
+    # the same after an `except ... as name` clause, which clears its name after its
+    # POP_EXCEPT (test_exceptions' test_memory_error_subclasses)
+    try:
+        raise KeyError(n)
+    except KeyError as exc:
+        inst = exc
+    try: raise IndexError  # noqa: E701
+    except IndexError:
+        pass
+    return inst.args

@@ -125,7 +125,7 @@ def clause_tail_starts(instrs, leaders):
         if ins.opname != "POP_EXCEPT":
             continue
         k = ins.index + 1
-        if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and _name_cleanup(instrs[k:k + 3]):
+        if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and name_cleanup(instrs[k:k + 3]):
             k += 3
         if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE":
             continue
@@ -156,7 +156,7 @@ def _copies(instrs, k, r):
                sig(ins.index - n, ins.index) == want)
 
 
-def _name_cleanup(instrs):
+def name_cleanup(instrs):
     """`name = None; del name`: the end of an `except ... as name` clause."""
     if len(instrs) != 3 or instrs[0].argval is not None:
         return False

@@ -2,6 +2,7 @@
 POP_EXCEPT, whether it is a finally, and the layout hints around it (else clauses, a
 `continue` in a clause, returns in the body)."""
 from ...bytecode import versions as V
+from ..flow.exits import name_cleanup
 from ..flow.instructions import TERMINATORS
 
 
@@ -49,8 +50,10 @@ class Handlers:
         into a try statement that starts there (3.12+ place the code after a try whose body
         raises right after its clause, at the depth of the try of ``entry``): the clause
         is over, the next statement begins."""
-        if not V.HAS_EXCEPTION_TABLE or blk.last.opname != "POP_EXCEPT":
-            return False
+        ends = [i.opname for i in blk.instrs[-4:]]
+        if not V.HAS_EXCEPTION_TABLE or not (ends[-1:] == ["POP_EXCEPT"] or ends[:1] == [
+                "POP_EXCEPT"] and len(ends) == 4 and name_cleanup(blk.instrs[-3:])):
+            return False  # (the end of the clause: its POP_EXCEPT, `as` name cleared)
         nxt = self.cfg.fall(blk)
         inner = self.cfg[nxt].handler if nxt in self.cfg.blocks else None
         return inner is not None and inner.depth == entry.depth and not inner.lasti and \
