@@ -934,6 +934,15 @@ SNIPPETS = {
                     pass
                 raise
     ''',
+    # `return v` in a try body whose finally body raises: v is loaded, then the raise
+    "return_cancelled_by_raising_finally": '''
+        def f(a, returned, raised):
+            try:
+                a()
+                return returned
+            finally:
+                raise raised
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -495,3 +495,25 @@ def finally_with_try_ends_loop_arm(items, log):
         else:
             log.append("else")
     return log
+
+
+@case((1,), (None,))
+def return_cancelled_by_raising_finally(x):
+    # `return v` in a try body whose finally body raises: v is still evaluated (a free
+    # variable not bound yet raises NameError), the return is cancelled (test_yield_from)
+    def inner():
+        try:
+            yield x
+            return returned
+        finally:
+            raise raised
+    raised = KeyError("raised")
+    got = []
+    try:
+        for v in inner():
+            got.append(v)
+    except (KeyError, NameError) as e:
+        got.append(type(e).__name__)
+    if x is None:
+        returned = 5
+    return got

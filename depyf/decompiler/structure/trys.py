@@ -131,7 +131,13 @@ class Trys:
             # exception state is popped first), so the return belongs to the body
             self._note_pending_return(inner, body_stack)
             more, st = self.seq(*self._outermost_exit(exit_block, ctx), body_stack)
-            if st is None:
+            if st is None and more and not isinstance(more[-1], ast.Return) and \
+                    self._handler_is_finally(entry):
+                # the copy of the finally body on the way out raises: the value is the
+                # body's `return`, which the finally body cancels
+                body.append(ast.Return(value=body_stack[-1]))
+                body_stack, exit_block = None, None
+            elif st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
             elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit or \
