@@ -1039,8 +1039,14 @@ MODULE_SNIPPETS = {
 }
 
 
+# 3.14+ evaluates no annotation of an attribute or item target (PEP 649): not in the code
+MODULE_XFAIL_FROM = {"annotated_attribute_and_item_targets": (3, 14)}
+
+
 @pytest.mark.parametrize("name", sorted(MODULE_SNIPPETS))
-def test_module_round_trip_gives_the_same_bytecode(name):
+def test_module_round_trip_gives_the_same_bytecode(name, request):
+    if sys.version_info >= MODULE_XFAIL_FROM.get(name, (4,)):
+        request.applymarker(pytest.mark.xfail(reason="annotation not in the code", strict=True))
     code = compile(textwrap.dedent(MODULE_SNIPPETS[name]), "<layout>", "exec")
     text = depyf.decompile_module(code)
     again = compile(text, "<layout>", "exec")
