@@ -213,3 +213,13 @@ def local_only_hidden_by_comprehension(early):
         return x
     except UnboundLocalError as e:
         return type(e).__name__
+
+
+_shadowed = "global"
+
+
+@case((3,),)
+def comprehension_variable_shadows_global(n):
+    # the comprehension's variable hides the global only inside it (3.12+ inline it)
+    d = {_shadowed: None for _shadowed in range(n)}
+    return d, _shadowed

@@ -344,9 +344,16 @@ def local_declarations(code, instrs):
     for const in code.co_consts:
         if hasattr(const, "co_code"):
             captured.update(const.co_freevars)
-    bound = {name for opname, name in _own_stores(_stores(code, instrs)) if opname in _BINDS}
+    stores = _stores(code, instrs)
+    bound = {name for opname, name in _own_stores(stores) if opname in _BINDS}
     bound.update(code.co_varnames[:_param_count(code)])
     read = {ins.argval for ins in instrs if ins.opname in _READS} | captured
+    # a name only an inlined comprehension binds is the function's own local only where
+    # the function reads it, maybe unbound (LOAD_FAST_CHECK): else a global it hides
+    hidden = {name for opname, name in stores if opname == "LOAD_FAST_AND_CLEAR"}
+    if hidden:
+        checked = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_FAST_CHECK"}
+        read -= hidden - checked
     names = [n for n in code.co_varnames if n in read and n not in bound]
     names += [n for n in code.co_cellvars if n in captured and n not in bound and n not in names]
     return [ast.AnnAssign(target=E.name(n, ast.Store()), annotation=E.name("object"), value=None,
