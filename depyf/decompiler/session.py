@@ -239,7 +239,7 @@ class DecompileSession:
         expr = bookkeeping.generator_lambda_marker(code, expr)
         args = build_arguments(code, defaults=tuple_elts(fm.defaults),
                                kwdefaults=dict_items(fm.kwdefaults), annotations={})
-        return ast.Lambda(args=args, body=expr)
+        return ast.Lambda(args=self._materialize(args), body=expr)  # lambda x=lambda: 0: x
 
     def make_comprehension(self, fm, args):
         """The comprehension or generator expression of ``fm`` called on ``args`` (its

@@ -323,3 +323,46 @@ async def async_with_nested_return_then_code_after(log, d):
             return d["k"]
         log.append("between")
     return log
+
+
+@case(([1, 2],), ([],))
+async def async_for_that_never_loops_back(xs):
+    # the body always breaks: no jump goes back to the loop's head
+    # (test_contextlib_async's test_async_gen_propagates_generator_exit)
+    out = []
+    async for x in AIter(xs):
+        out.append(x)
+        break
+    async for x in AIter(xs):
+        break
+    else:
+        out.append("empty")
+    return out
+
+
+@case((False, False), (True, False), (False, True))
+async def async_generator_with_early_returns(flag, fail_first):
+    # an async generator's `return` in the middle (`return None` does not compile there)
+    try:
+        if fail_first:
+            await fail("early")
+    except ValueError:
+        return
+    if flag:
+        return
+    yield flag
+
+
+@case(([],), ([], True))
+async def async_with_two_managers_then_raise(log, suppress=False):
+    # the inner manager's suppressed path jumps back to the outer one's exit; 3.12+ leave
+    # the jumps after the awaits' CLEANUP_THROW out of the protected range (test_grammar)
+    try:
+        async with ACM(log, "a"), ACM(log, "b", suppress=suppress):
+            log.append("body")
+        raise KeyError("done")
+    except KeyError:
+        log.append("raised")
+    async with ACM(log, "c") as x, ACM(log, "d") as y:
+        pass
+    return log, x, y

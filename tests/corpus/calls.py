@@ -151,3 +151,14 @@ def call_keywords_conditional_last(out, err):
 @case(([1], [2]), ([], [2]), ([1], []), ([], []))
 def raise_keywords_conditional_last(out, err):
     raise KeyError(record(len, output=sum(out) if out else None, stderr=sum(err) if err else None))
+
+
+def _args_of(*a, **k):
+    return a, k
+
+
+@case((_args_of, [1, 2]), (_args_of, "xy"))
+def empty_starred_tuple_among_others(f, xs):
+    # `*()` next to other starred values (3.10+ fold `*() or ()` to it): no item, but
+    # the arguments are still built as a list
+    return f(*(), *xs), f(*() or (), *{} and (), **() or {}), [*(), *xs], f(*(1, 2, 3), *xs)

@@ -159,3 +159,20 @@ def class_body_ends_in_loop_break(n):
                 break
 
     return Search.found, Plain.i
+
+
+class _Holder:
+    pass
+
+
+@case((1,), (0,))
+def class_annotates_attribute_and_item_targets(n):
+    # an annotated attribute or item (no name annotated): the annotation is evaluated and
+    # dropped, but the class still gets an `__annotations__` (test_grammar's CBad)
+    holder, items = _Holder(), {}
+
+    class Annotated:
+        holder.attr: int = n
+        items[n]: str = "x"
+
+    return vars(holder), items, Annotated.__annotations__

@@ -174,3 +174,52 @@ def try_finally_comprehension_single_item_for(cs, log):
         return len(cs)
     finally:
         log.append([p for c in cs for p in (c,) if p is not None])
+
+
+# ---- a filter the compiler finds false (3.10+ drop the element with it) ----
+
+
+@case(([1, 2],), ([],))
+def comprehensions_with_false_filter(xs):
+    return ([x for x in xs if False], {x for x in xs if False},
+            {x: 1 for x in xs if False}, list(x for x in xs if False),
+            list(x for x in xs for y in [x, x] if False))
+
+
+@case((["a", "_b", "io", "c"], {"c"}), ([], set()))
+def comprehension_filter_or_and_over_lines(names, chosen):
+    # over several lines 3.10/3.11 keep the jump of `not k` to the loop's end apart (its
+    # line): the filter comes out as if/else arms that skip (test_typing)
+    return {
+        k for k in names
+        if k in chosen or (
+            not k.startswith("_") and
+            k not in {"io", "re"}
+        )
+    }
+
+
+@case((True,), (False,))
+def local_only_hidden_by_comprehension(early):
+    # `x` is local (a store the compiler drops) but bound only by a comprehension: 3.12+
+    # inline it, clearing and restoring `x` around it (test_listcomps'
+    # test_unbound_local_after_comprehension)
+    if False:
+        x = 0
+    [x for x in [1]]
+    if early:
+        return "early"
+    try:
+        return x
+    except UnboundLocalError as e:
+        return type(e).__name__
+
+
+_shadowed = "global"
+
+
+@case((3,),)
+def comprehension_variable_shadows_global(n):
+    # the comprehension's variable hides the global only inside it (3.12+ inline it)
+    d = {_shadowed: None for _shadowed in range(n)}
+    return d, _shadowed

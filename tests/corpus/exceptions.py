@@ -1430,3 +1430,51 @@ def loop_clause_returns_then_if_returns(items, fail):
             return "failed at %d" % x
         if v:
             return v
+
+
+@case((0,), (1,))
+def try_after_try_whose_body_raises(n):
+    # the first body only raises; the second, a small block that raises (`try: raise E`
+    # on one line: no NOP to jump to), 3.12+ copy right after the first try's clause: it
+    # follows the first try, it is not inside its clause (test_grammar's test_raise)
+    log = []
+    try: raise KeyError(n)  # noqa: E701
+    except KeyError:
+        log.append("first")
+    try: raise IndexError  # noqa: E701
+    except IndexError:
+        log.append("second")
+    return log
+
+
+@case((0,), (1,))
+def bare_raise_after_nested_try_in_clause(n):
+    # 3.12+ copy the `raise` of the outer clause right after the inner clause's end: it
+    # follows the inner try (test_raise's test_except_reraise)
+    def reraise():
+        try:
+            raise TypeError(n)
+        except:
+            try:
+                raise KeyError("caught")
+            except KeyError:
+                pass
+            raise
+    try:
+        reraise()
+    except TypeError as e:
+        return "TypeError", e.args, type(e.__context__).__name__
+
+
+@case((0,), (1,))
+def try_after_try_with_named_clause(n):
+    # the same after an `except ... as name` clause, which clears its name after its
+    # POP_EXCEPT (test_exceptions' test_memory_error_subclasses)
+    try:
+        raise KeyError(n)
+    except KeyError as exc:
+        inst = exc
+    try: raise IndexError  # noqa: E701
+    except IndexError:
+        pass
+    return inst.args

@@ -526,3 +526,25 @@ def finally_returns_over_a_call_that_may_raise(log, n):
         return log.append(1 // n)
     finally:
         return a + (n or 0)
+
+
+@case((1,), (None,))
+def return_cancelled_by_raising_finally(x):
+    # `return v` in a try body whose finally body raises: v is still evaluated (a free
+    # variable not bound yet raises NameError), the return is cancelled (test_yield_from)
+    def inner():
+        try:
+            yield x
+            return returned
+        finally:
+            raise raised
+    raised = KeyError("raised")
+    got = []
+    try:
+        for v in inner():
+            got.append(v)
+    except (KeyError, NameError) as e:
+        got.append(type(e).__name__)
+    if x is None:
+        returned = 5
+    return got

@@ -179,3 +179,11 @@ def redefinition(n):
         return "second"
 
     return a, f(), n
+
+
+@case((1,), (5,))
+def lambda_defaults_that_are_lambdas(n):
+    # the default values of a lambda are lambdas themselves (test_grammar's test_lambdef)
+    nested = lambda x=lambda y=lambda z=n: z: y(): x()
+    keyword = lambda *, k=lambda: n + 1: k()
+    return nested(), keyword(), nested(lambda: 0)

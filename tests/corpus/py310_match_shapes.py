@@ -273,3 +273,44 @@ def wildcard_guard_in_a_loop(box, items):
             case _:
                 out.append("?")
     return out
+
+
+@case((0,), (1,), ([1, 2],))
+def match_guard_always_false(x):
+    # a guard the compiler finds false takes the case's body with it: the pattern's
+    # success goes where its failure goes (test_patma's test_patma_068)
+    y = None
+    match x:
+        case 0 if False:
+            y = 0
+        case [a, b] if 0:
+            y = a
+        case 0:
+            y = 1
+    return y
+
+
+@case((0, False), (0, True), (3, False))
+def match_after_chained_assignment(x, flag):
+    # `y = z = None` copies its value as a case copies the subject: no match statement
+    # starts there (its second store is no guard; test_patma's test_patma_240)
+    y = z = None
+    match x:
+        case 0 if not flag:
+            y = 0
+        case z if not flag:
+            y = 1
+    return y, z
+
+
+@case(([1],), (5,), ({"x": 2},), ([1, 2],))
+def match_or_pattern_ending_in_capture(v):
+    # the last alternative captures the subject itself: it falls into the stores the
+    # others jump to (3.13's test_patma)
+    match v:
+        case [x] | x:
+            first = x
+    match v:
+        case {"x": y} | y:
+            second = y
+    return first, second

@@ -507,3 +507,49 @@ def with_for_if_try_except_pass(log, items, acc):
                 except TypeError:
                     pass
     return log, acc
+
+
+@case((False,), (True,))
+def with_break_in_loop_body(fail):
+    # the body leaves the loop after the exit call; a suppressing __exit__ goes on after
+    # the with instead (test_with's testWithBreak, testWithContinue)
+    log, counter = [], 0
+    while True:
+        counter += 1
+        with CM(log, "b", suppress=True):
+            counter += 10
+            if fail and counter < 30:
+                raise ValueError
+            break
+        counter += 100
+    return counter, log
+
+
+@case((False,), (True,))
+def with_continue_in_loop_body(fail):
+    log, counter = [], 0
+    while True:
+        counter += 1
+        if counter > 300:
+            break
+        with CM(log, "c", suppress=True):
+            counter += 10
+            if fail:
+                raise ValueError
+            continue
+        counter += 100
+    return counter, log
+
+
+@case((False,), (True,))
+def with_return_in_loop_body(fail):
+    log, counter = [], 0
+    while True:
+        counter += 1
+        with CM(log, "r", suppress=True):
+            counter += 10
+            if fail and counter < 30:
+                raise ValueError
+            break
+        counter += 100
+    return counter

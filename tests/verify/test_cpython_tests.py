@@ -194,3 +194,14 @@ def test_refusal_causes_group_alike_reasons():
     b = report.cause("cannot decompile function 'g', instruction LOAD_FAST at offset 12, "
                      "Python 3.11: a branch while a value waits on the stack (no reading)")
     assert a == b == "a branch while a value waits on the stack"
+
+
+def test_the_control_moves_lines_inside_functions():
+    from depyf.verify.cpython_tests.texts import spread_statements
+    text = ('def f():\n    s = """a\nb"""\n    return (s,\n        __import__("sys")._getframe().f_lineno'
+            ' - f.__code__.co_firstlineno)\n')
+    ns, spread = {}, {}
+    exec(text, ns)
+    exec(spread_statements(text), spread)
+    assert ns["f"]() == ("a\nb", 4)
+    assert spread["f"]() == ("a\nb", 6)  # the same program; the statement moved

@@ -125,7 +125,7 @@ def _leaves_enclosing_clause(instrs, end, k):
 
 def clause_tail_starts(instrs, leaders):
     """3.10+: where the code after a try statement starts that the compiler pasted, as a
-    small exit block (up to a return), right after the end of an except clause (its
+    small exit block (up to a return or a raise), right after the end of an except clause (its
     POP_EXCEPT and the clean-up of its `as` name) in place of the jump to it (the only
     way there: the try body returns). A `return` of the clause itself, whose value waits
     on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
@@ -140,7 +140,7 @@ def clause_tail_starts(instrs, leaders):
         if ins.opname != "POP_EXCEPT":
             continue
         k = ins.index + 1
-        if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and _name_cleanup(instrs[k:k + 3]):
+        if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and name_cleanup(instrs[k:k + 3]):
             k += 3
         if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE" or \
                 _leaves_enclosing_clause(instrs, ins.index, k):
@@ -152,6 +152,12 @@ def clause_tail_starts(instrs, leaders):
         if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
                 instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO") and _copies(instrs, k, r) == 1:
+            starts.append(k)
+        elif r < len(instrs) and instrs[r].opname == "RAISE_VARARGS" and r not in leaders and \
+                instrs[k].opname != "POP_TOP":
+            # a raise: a clause raises before its POP_EXCEPT, so this is the code after
+            # the try (3.12+ copy a small raising block there: `except E: pass` then
+            # `raise` of an enclosing clause)
             starts.append(k)
     return starts
 
@@ -166,7 +172,7 @@ def _copies(instrs, k, r):
                sig(ins.index - n, ins.index) == want)
 
 
-def _name_cleanup(instrs):
+def name_cleanup(instrs):
     """`name = None; del name`: the end of an `except ... as name` clause."""
     if len(instrs) != 3 or instrs[0].argval is not None:
         return False

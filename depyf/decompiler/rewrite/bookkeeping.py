@@ -180,9 +180,24 @@ def annotated_assignments(stmts, future=False):
                 out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()),
                                          annotation=annotation, value=value, simple=1))
                 continue
+        if not future and _annotates_target(out[-1] if out else None, s):
+            # `x.attr: T = v` stores v, then evaluates T and drops it
+            out[-1] = ast.AnnAssign(target=out[-1].targets[0], annotation=s.value,
+                                    value=out[-1].value, simple=0)
+            continue
         recurse(s, lambda block: annotated_assignments(block, future))
         out.append(s)
     return out
+
+
+def _annotates_target(prev, stmt):
+    """Whether ``stmt``, an expression statement after the assignment ``prev`` to an
+    attribute or an item, is the annotation of that target (evaluated after the store
+    where annotations are set up, and not kept)."""
+    return isinstance(prev, ast.Assign) and len(prev.targets) == 1 and \
+        isinstance(prev.targets[0], (ast.Attribute, ast.Subscript)) and \
+        isinstance(stmt, ast.Expr) and not isinstance(stmt.value, (ast.Yield, ast.YieldFrom, ast.Await)) \
+        and not isinstance(stmt.value, ast.Constant)
 
 
 def is_future_annotations(code):
@@ -238,10 +253,25 @@ def generator_marker(code, body):
     the flag comes from the source, not from the bytecode. ``body`` with ``if False:
     yield`` appended when it has no ``yield`` of its own (the compiler emits nothing for
     an ``if`` whose test is the constant False, but its symbol table sees the yield)."""
+    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
+        _bare_returns(body)
     if not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR) or has_yield(body):
         return body
     dead = ast.If(test=E.const(False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])
     return [s for s in body if not isinstance(s, ast.Pass)] + [dead]
+
+
+def _bare_returns(body):
+    """An async generator returns no value: its ``return None`` is written ``return``
+    (the only form that compiles there). Edits the trees of ``body`` in place."""
+    work = list(body)
+    while work:  # (not in nested scopes)
+        node = work.pop()
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) and \
+                node.value.value is None:
+            node.value = None
+        elif not isinstance(node, _NESTED_SCOPES):
+            work.extend(ast.iter_child_nodes(node))
 
 
 def generator_lambda_marker(code, expr):
@@ -291,6 +321,19 @@ _BINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF"])
 _READS = frozenset(["LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE"])
 
 
+def _own_stores(stores):
+    """``stores`` but those of the names an inlined comprehension (3.12+) hides once it
+    cleared them (LOAD_FAST_AND_CLEAR): its own loop variables and their restores bind
+    nothing of the function (a later store of the name counts as none either: at worst
+    a declaration too many, which compiles to nothing)."""
+    hidden = set()
+    for opname, name in stores:
+        if opname == "LOAD_FAST_AND_CLEAR":
+            hidden.add(name)
+        elif name not in hidden:
+            yield opname, name
+
+
 def local_declarations(code, instrs):
     """``x: object`` for each local variable that is read but that nothing in the function
     binds: only a bare annotation (``x: int``, which compiles to nothing in a function)
@@ -301,9 +344,16 @@ def local_declarations(code, instrs):
     for const in code.co_consts:
         if hasattr(const, "co_code"):
             captured.update(const.co_freevars)
-    bound = {name for opname, name in _stores(code, instrs) if opname in _BINDS}
+    stores = _stores(code, instrs)
+    bound = {name for opname, name in _own_stores(stores) if opname in _BINDS}
     bound.update(code.co_varnames[:_param_count(code)])
     read = {ins.argval for ins in instrs if ins.opname in _READS} | captured
+    # a name only an inlined comprehension binds is the function's own local only where
+    # the function reads it, maybe unbound (LOAD_FAST_CHECK): else a global it hides
+    hidden = {name for opname, name in stores if opname == "LOAD_FAST_AND_CLEAR"}
+    if hidden:
+        checked = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_FAST_CHECK"}
+        read -= hidden - checked
     names = [n for n in code.co_varnames if n in read and n not in bound]
     names += [n for n in code.co_cellvars if n in captured and n not in bound and n not in names]
     return [ast.AnnAssign(target=E.name(n, ast.Store()), annotation=E.name("object"), value=None,

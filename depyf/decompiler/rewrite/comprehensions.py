@@ -1,5 +1,6 @@
 """Rebuild list/set/dict comprehensions and generator expressions from their loops."""
 import ast
+from inspect import CO_GENERATOR
 
 from ..mismatch import Mismatch
 from ..symbolic import markers as M
@@ -18,8 +19,9 @@ def _generators(stmts, generators):
         parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
         generators[-1].ifs.extend(_own_line(E.negate(p), stmts[0]) for p in parts)
         return _generators(stmts[1:], generators)
-    if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If) and stmts[0].orelse:
-        # `if (a if t else b)` comes out as `if t: <if not a: continue>` `else: <...>`
+    if len(stmts) > 1 and generators and isinstance(stmts[0], ast.If):
+        # `if (a if t else b)` comes out as `if t: <if not a: continue>` `else: <...>`;
+        # `if a or (b and c)` as `if not a: <if b: <if not c: continue> else: continue>`
         passes = _passing_condition([stmts[0]])
         if passes is not _NOT_GUARDS:
             if passes is not None:
@@ -47,6 +49,8 @@ def _generators(stmts, generators):
         return s
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Yield):
         return s
+    if isinstance(s, ast.Pass) and generators:
+        return None  # the element and its filter were dead code: `if False` took them
     raise Mismatch("unexpected statement in a comprehension: %s" % type(s).__name__)
 
 
@@ -59,6 +63,7 @@ def _own_line(test, stmt):
 
 
 _NOT_GUARDS = object()
+_NEVER = object()  # statements that skip every item (`continue`)
 
 
 def _passing_condition(stmts):
@@ -70,6 +75,8 @@ def _passing_condition(stmts):
     first, rest = stmts[0], stmts[1:]
     if isinstance(first, ast.Pass):
         return _passing_condition(rest)
+    if isinstance(first, ast.Continue):
+        return _NEVER
     if not isinstance(first, ast.If):
         return _NOT_GUARDS
     if len(first.body) == 1 and isinstance(first.body[0], ast.Continue):
@@ -78,32 +85,63 @@ def _passing_condition(stmts):
         here = E.negate(first.test)
     else:
         body, orelse = _passing_condition(first.body), _passing_condition(first.orelse)
-        if body is _NOT_GUARDS or orelse is _NOT_GUARDS:
+        if body is _NOT_GUARDS or orelse is _NOT_GUARDS or body is orelse is _NEVER:
             return _NOT_GUARDS
         if body is None and orelse is None:
             return _NOT_GUARDS  # a test that decides nothing is not a filter
-        if body is None:
+        if orelse is _NEVER:  # `if t: <guards> else: continue` (a jump kept apart by
+            # its line: `a or (not b and c)` over lines in 3.10/3.11)
+            here = _both(first.test, body)
+        elif body is _NEVER:
+            here = _both(E.negate(first.test), orelse)
+        elif body is None:
             here = ast.BoolOp(op=ast.Or(), values=[first.test, orelse])
         elif orelse is None:
             here = ast.BoolOp(op=ast.Or(), values=[E.negate(first.test), body])
         else:
             here = ast.IfExp(test=first.test, body=body, orelse=orelse)
     after = _passing_condition(rest)
-    if after is _NOT_GUARDS:
+    if after is _NOT_GUARDS or after is _NEVER:
         return _NOT_GUARDS
     return here if after is None else ast.BoolOp(op=ast.And(), values=[here, after])
+
+
+def _both(test, then):
+    """``test and then`` (``test`` alone when ``then`` is None: always)."""
+    return test if then is None else ast.BoolOp(op=ast.And(), values=[test, then])
+
+
+def _dead_element(result, generators):
+    """The comprehension whose element is never reached: a filter the compiler found
+    false (`if False`) took the element away with it, so any element compiles to the same
+    code; ``result`` is the display the comprehension returns (None: a generator
+    expression)."""
+    generators[-1].ifs.append(E.const(False))
+    none = E.const(None)
+    if result is None:
+        return ast.GeneratorExp(elt=none, generators=generators)
+    if isinstance(result, ast.Dict):
+        return ast.DictComp(key=none, value=E.const(None), generators=generators)
+    if isinstance(result, ast.Set) or getattr(result, "kind", None) == "set":
+        return ast.SetComp(elt=none, generators=generators)
+    if isinstance(result, ast.List):
+        return ast.ListComp(elt=none, generators=generators)
+    raise Mismatch("comprehension without an element returns %s" % type(result).__name__)
 
 
 def comprehension_from_body(code, body, iter_expr):
     """``body`` is the decompiled comprehension function; ``.0`` is its iterator argument."""
     body = [s for s in body if not (isinstance(s, ast.Return) and s.value is None)]
+    result = None
     if body and isinstance(body[-1], ast.Return):
-        body = body[:-1]
+        body, result = body[:-1], body[-1].value
     generators = []
     leaf = _generators(body, generators)
     first = generators[0]
     if isinstance(first.iter, ast.Name) and first.iter.id == ".0":
         first.iter = iter_expr
+    if leaf is None:
+        return _dead_element(None if code.co_flags & CO_GENERATOR else result, generators)
     if isinstance(leaf, ast.Expr):
         value = leaf.value.value
         return ast.GeneratorExp(elt=value if value is not None else E.const(None), generators=generators)

@@ -32,7 +32,7 @@ class Analysis:
         if not self.cfg.has_back_edge():
             # no cycle: no block jumps back to a block that dominates it, and no dead
             # code jumps back into a loop
-            return latches
+            return self._async_fors(latches)
         dom, index = self._dominators()
         dead = []
         for blk in self.cfg.blocks.values():
@@ -53,6 +53,22 @@ class Analysis:
             # the loop it jumps to; it makes no loop of its own
             if head in latches and bid > head:
                 latches[head].append(bid)
+        return self._async_fors(latches)
+
+    def _async_fors(self, latches):
+        """``latches`` with the head of every async for loop, also one whose body never
+        loops back: the block of its GET_ANEXT (3.8's starts at the SETUP_FINALLY
+        before it)."""
+        instrs = self.cfg.instrs
+        for ins in instrs:
+            if ins.opname != "GET_ANEXT":
+                continue
+            bid = self.cfg.block_at[ins.index]
+            if ins.index > 0 and instrs[ins.index - 1].opname == "SETUP_FINALLY" and \
+                    ins.index - 1 in self.cfg.blocks:
+                bid = ins.index - 1
+            if bid in self.cfg.blocks and self._anext_entry(self.cfg[bid]) is not None:
+                latches.setdefault(bid, [])
         return latches
 
     def loop_body(self, header):

@@ -2,6 +2,7 @@
 POP_EXCEPT, whether it is a finally, and the layout hints around it (else clauses, a
 `continue` in a clause, returns in the body)."""
 from ...bytecode import versions as V
+from ..flow.exits import name_cleanup
 from ..flow.instructions import TERMINATORS
 
 
@@ -28,7 +29,7 @@ class Handlers:
                 elif blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
                 elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end) or \
-                        blk.end in self.cfg.clause_tails:
+                        blk.end in self.cfg.clause_tails or self._try_after_clause(blk, entry):
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
                     # after its POP_EXCEPT: the copy is joined to the block it copies, or
                     # is the only one)
@@ -43,6 +44,21 @@ class Handlers:
                 work.append((inner.target, depth + 1))
         after -= {target} | set(sinks)
         return after.pop() if len(after) == 1 else None
+
+    def _try_after_clause(self, blk, entry):
+        """3.11+: whether the except clause ending in ``blk`` (its POP_EXCEPT) runs on
+        into a try statement that starts there (3.12+ place the code after a try whose body
+        raises right after its clause, at the depth of the try of ``entry``): the clause
+        is over, the next statement begins."""
+        ends = [i.opname for i in blk.instrs[-4:]]
+        if not V.HAS_EXCEPTION_TABLE or not (ends[-1:] == ["POP_EXCEPT"] or ends[:1] == [
+                "POP_EXCEPT"] and len(ends) == 4 and name_cleanup(blk.instrs[-3:])):
+            return False  # (the end of the clause: its POP_EXCEPT, `as` name cleared)
+        nxt = self.cfg.fall(blk)
+        inner = self.cfg[nxt].handler if nxt in self.cfg.blocks else None
+        return inner is not None and inner.depth == entry.depth and not inner.lasti and \
+            self.handler_kind.get(inner.target) == "try" and \
+            self._protected.get(inner.target, [None])[0] == nxt
 
     def _handler_interior(self, entry):
         """The blocks of the except clauses (or finally body) of ``entry`` that run before

@@ -121,7 +121,8 @@ class Case:
         self.node = node        # the pattern, as a Node tree
         self.guard = guard      # index where the guard starts, or None
         self.body = body        # index of the first body instruction (for the last
-        #                         case: of the guard, if it has one -- told apart later)
+        #                         case: of the guard, if it has one -- told apart later;
+        #                         None: no body, the guard is always false)
         self.next = next_case   # where a failed test goes (None for the last case)
 
     def pattern(self):
@@ -139,6 +140,9 @@ class Match:
     def leaders(self):
         out = {self.start}
         for c in self.cases:
+            if c.body is None:
+                out.add(c.next)  # (the next case starts where its pattern ends)
+                continue
             out.add(c.body)
             if c.guard is not None:
                 out.update((c.guard, c.body - 1))  # the guard; the POP_TOP of the subject

@@ -29,11 +29,14 @@ class Run:
                 raise NotAMatch("too long")
         return pos
 
-    def alternative(self, pos, stack, depth):
+    def alternative(self, pos, stack, depth, join=None):
         """Run one alternative (of an or-pattern, or the pattern of an ``as``) until it jumps
         away or touches the value it is a copy of: ("jump", target, index of the jump) or
-        ("touch", index, index)."""
+        ("touch", index, index); or until it reaches ``join``, where the alternatives
+        before it jumped (the last one falls in: ("jump", join, index))."""
         for _ in range(10000):
+            if pos == join:
+                return ("jump", join, pos)
             ins = self.instrs[pos]
             if ins.opname == "JUMP":
                 return ("jump", ins.target, pos)
@@ -104,7 +107,8 @@ class Run:
             alt = Node()
             st = stack + [alt]
             inner = Run(self.instrs)
-            end = inner.alternative(at + 1, st, depth)
+            joins = {w for k, w, _ in ends if k == "jump"}
+            end = inner.alternative(at + 1, st, depth, joins.pop() if len(joins) == 1 else None)
             self.saw_match_op |= inner.saw_match_op
             alts.append((alt, st))
             ends.append(end)

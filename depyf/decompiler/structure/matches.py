@@ -23,6 +23,9 @@ class Matches:
         fail = alias.get(m.fail, m.fail)
         cases = []  # (pattern, guard, body block)
         for c, pat in zip(m.cases, pats):
+            if c.body is None:  # `case P if False:` (its body is gone with the guard)
+                cases.append((pat, E.const(False), None))
+                continue
             body = alias.get(c.body, c.body)
             guard = None
             if c.guard is not None:
@@ -37,11 +40,12 @@ class Matches:
                 if found is not None and (fail is None or found[2] == fail):
                     guard, body, fail = found
             cases.append((pat, guard, body))
-        starts = [b for _, _, b in cases] + ([fail] if fail is not None else [])
+        bodies = [b for _, _, b in cases if b is not None]
+        starts = bodies + ([fail] if fail is not None else [])
         sinks = ctx.sinks()
         follow = self.cfg.postdominator_merge(starts, sinks, ctx.region)
         if follow is None and fail is not None and any(
-                fail in self.cfg.reachable(b, sinks, ctx.region) for _, _, b in cases):
+                fail in self.cfg.reachable(b, sinks, ctx.region) for b in bodies):
             follow = fail  # some bodies return, the others go on after the match
         if follow is None:
             follow = self.cfg.postdominator_merge(starts, sinks, ctx.region, ignore_terminal=True)
@@ -52,7 +56,7 @@ class Matches:
         sub = ctx.but(stop=follow) if follow is not None else ctx
         out = []
         for pat, guard, body in cases:
-            stmts, _ = self.seq(body, sub, rest)
+            stmts = self.seq(body, sub, rest)[0] if body is not None else []
             out.append(ast.match_case(pattern=pat, guard=guard, body=stmts or [ast.Pass()]))
         after = follow
         if fail is not None and follow is not None and fail != follow:

@@ -73,7 +73,7 @@ def find_matches(instrs, present=None, code=None):
             continue
         found[i] = m
         for c in m.cases:
-            covered.update(range(c.start, c.body))  # pattern code; bodies may hold matches
+            covered.update(range(c.start, c.next if c.body is None else c.body))  # pattern code; bodies may hold matches
     return found
 
 
@@ -248,6 +248,15 @@ def _parse_case(instrs, pos, copies):
     fail = lands.pop() if lands else None
     if copies:
         guard = None
+        if fail is not None and (fail == end or instrs[end].opname == "JUMP" and
+                                 instrs[end].target == fail):
+            # the pattern matched goes where it failed: a guard the compiler found false
+            # (`case P if False:`) took the body with it
+            return Case(start, subject, None, None, fail), fail
+        if instrs[end].opname.startswith(("STORE_", "DELETE_")):
+            # a guard is an expression: this stores the value left on the stack (`y = z =
+            # v` copies v as a case copies its subject)
+            raise NotAMatch("a store where a guard would start")
         if instrs[end].opname != "POP_TOP":
             guard = end
             j = _guard_end(instrs, end, fail)

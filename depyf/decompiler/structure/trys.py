@@ -25,7 +25,8 @@ class Trys:
         # (3.12+ `await` leaves a CLEANUP_THROW block that jumps back into the await when
         # a thrown-in exception ends the awaited one: not a way out of the try)
         outside = {t for b in region for t in self.cfg[b].succs if t not in region
-                   and not (kind == "try" and self.cfg[b].instrs[0].opname == "CLEANUP_THROW")}
+                   and not (kind == "try" and self.cfg[b].instrs[0].opname == "CLEANUP_THROW")
+                   and not self._jumps_into(t, region)}
         # a bare jump to another of these exits is the same way out (3.12+: a with's
         # suppressed-exception path jumps to the code after the try, the body falls into it)
         outside = {t for t in outside if not self._jumps_back_to(t, outside)}
@@ -40,6 +41,13 @@ class Trys:
             return self._emit_with(bid, entry, inner, ctx, stack, exit_block, enter)
         self._try_depth[entry.target] = len(stack)
         return self._emit_try(bid, entry, inner, ctx, stack, exit_block, enter)
+
+    def _jumps_into(self, t, region):
+        """Whether block ``t`` only jumps back into ``region`` (3.12+: the jump after a
+        CLEANUP_THROW of an await in an async with's exit, left unprotected): no way out."""
+        blk = self.cfg[t] if t in self.cfg.blocks else None
+        return blk is not None and [i.opname for i in blk.instrs] == ["JUMP"] and \
+            self.cfg.target(blk.last) in region
 
     def _laid_out_at(self, t, region):
         """Where the way out of ``region`` to block ``t`` lies in layout: the latest of
@@ -124,7 +132,13 @@ class Trys:
             # exception state is popped first), so the return belongs to the body
             self._note_pending_return(inner, body_stack)
             more, st = self.seq(*self._outermost_exit(exit_block, ctx), body_stack)
-            if st is None:
+            if st is None and more and not isinstance(more[-1], ast.Return) and \
+                    self._handler_is_finally(entry):
+                # the copy of the finally body on the way out raises: the value is the
+                # body's `return`, which the finally body cancels
+                body.append(ast.Return(value=body_stack[-1]))
+                body_stack, exit_block = None, None
+            elif st is None:
                 body.extend(more)
                 body_stack, exit_block = None, None
             elif not more and self._past_pop_blocks(exit_block) == ctx.region_exit or \

@@ -66,7 +66,52 @@ class Withs:
         if ret is not None:
             node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + ret
             return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
+        cont = self._loop_jump_in_body(node, entry, tail_stmts, nxt, ctx, st)
+        if cont is not None:
+            return [node], cont, stack[:next(k for k, v in enumerate(stack) if v is exit_marker)]
         return [node] + tail_stmts, nxt, st
+
+    def _loop_jump_in_body(self, node, entry, tail_stmts, nxt, ctx, stack):
+        """`with cm: ...; break` (or `continue`): the exit call, then the jump out of the
+        loop, where a suppressing __exit__ goes on after the with, somewhere else. The
+        jump is put at the end of the body of ``node``; where that path goes on, or None
+        (no such jump: the body ends where the statement does)."""
+        if ctx.loop is None:
+            return None
+        if nxt is None and len(tail_stmts) == 1 and self._plain_return(tail_stmts[0]):
+            # 3.10+ copy the `return x` after the loop to where the break was
+            cont = self._with_suppressed_exit(entry)
+            if cont is None or cont not in self.cfg.blocks:
+                return None
+            node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + tail_stmts
+            return cont
+        if tail_stmts or nxt is None or nxt not in self.cfg.blocks:
+            return None
+        cont = self._with_suppressed_exit(entry)
+        if cont is None or cont not in self.cfg.blocks or \
+                self.cfg.through_jumps(cont) == self.cfg.through_jumps(nxt):
+            return None
+        jump = []
+        if not self._loop_jump(nxt, ctx, list(stack), jump, None) or \
+                not isinstance(jump[-1], (ast.Break, ast.Continue)) or len(jump) != 1:
+            return None
+        node.body = [b for b in node.body if not isinstance(b, ast.Pass)] + jump
+        return cont
+
+    def _plain_return(self, stmt):
+        """A return of constants and local variables no inner function shares (a tuple of
+        them): the same whether read before or after the exit call."""
+        if not isinstance(stmt, ast.Return):
+            return False
+        values = [stmt.value]
+        while values:
+            value = values.pop()
+            if isinstance(value, ast.Tuple):
+                values.extend(value.elts)
+            elif not (value is None or isinstance(value, ast.Constant) or isinstance(value, ast.Name)
+                      and value.id in self.code.co_varnames and value.id not in self.code.co_cellvars):
+                return False
+        return True
 
     def _after_body_left(self, node, entry, stack, exit_marker):
         """The with ``node`` whose body never falls out (it returns, raises, breaks): a

@@ -203,7 +203,8 @@ class Operators:
             self._mutate(target, "extend", [value], out)
             return
         target = _grown(stack, ins.arg)
-        if isinstance(value, ast.Tuple) and facts.has(value, Fact.CONST):
+        if isinstance(value, ast.Tuple) and facts.has(value, Fact.CONST) and value.elts:
+            # a display's constant items; an empty one is no display's: `*() or ()` folded
             target.elts.extend(value.elts)
         else:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
@@ -253,7 +254,7 @@ class Operators:
         parts = self._pop_n(stack, n)
         elts = []
         for p in parts:
-            if isinstance(p, (ast.Tuple, ast.List, ast.Set)) and not isinstance(p, Marker):
+            if isinstance(p, (ast.Tuple, ast.List, ast.Set)) and not isinstance(p, Marker) and p.elts:
                 elts.extend(p.elts)
             else:
                 elts.append(ast.Starred(value=p, ctx=ast.Load()))

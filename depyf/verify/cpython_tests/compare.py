@@ -10,11 +10,11 @@ test's outcome differs, the target runs three more times: ``ctrl`` (the control 
   (the test reads source lines, line numbers or comments, not what the code does);
 - *changed* otherwise: the decompiled module behaves differently.
 
-The control is not a perfect one: it moves line numbers and drops comments, but keeps
-one statement a line, so a test that reads the line layout inside a function (line
-events relative to ``co_firstlineno``, PEP 626) can change on a decompiled text that
-puts a statement on other lines and pass on the control. Such a change is reported as
-changed; its detail says so (an ``AssertionError`` on line numbers).
+The control moves line numbers and drops comments; a blank line before every statement
+moves each statement's line relative to its function's first line too, so a test that
+reads the line layout inside a function (line events relative to ``co_firstlineno``,
+PEP 626) changes on the control as it does on a decompiled text that puts a statement
+on other lines.
 
 A test missing from a run that completed counts as the outcome ``missing``; one missing
 from a run that did not complete (killed at its time limit, or the child died) was

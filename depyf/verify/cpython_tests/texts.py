@@ -6,8 +6,10 @@
   refused (``UnprovenError.source``); a file that cannot be read keeps its original
   text there, and says so;
 - ``ctrl``: the same source printed back from its syntax tree (the project's printer,
-  ``ast.unparse`` on 3.9+): the same program with another text, other line numbers and
-  no comments. A test that changes on it depends on the source text, not the code.
+  ``ast.unparse`` on 3.9+), with a blank line before every statement: the same program
+  with another text, other line numbers (inside each function too: a line event
+  relative to ``co_firstlineno`` moves) and no comments. A test that changes on it
+  depends on the source text, not the code.
 
 Test folders and data files are copied unchanged into all three. The three folder names
 have the same length, so that paths differ in one place only.
@@ -86,11 +88,21 @@ def control_text(path):
     with open(path, "rb") as f:
         source = f.read()
     try:
-        text = unparse(ast.parse(source))
+        text = spread_statements(unparse(ast.parse(source)))
         compile(text, path, "exec", dont_inherit=True)
     except Exception:
         return None
     return text
+
+
+def spread_statements(text):
+    """``text`` with a blank line before each line where a statement starts (never
+    inside a bracket or a string): the distance from a function's first line to each of
+    its statements changes, the program does not."""
+    starts = {node.lineno for node in ast.walk(ast.parse(text)) if isinstance(node, ast.stmt)}
+    lines = text.splitlines(True)
+    return "".join(("\n" if number in starts else "") + line
+                   for number, line in enumerate(lines, 1))
 
 
 def write_variant(root, files, texts):
