@@ -32,7 +32,8 @@ Modules, one construct family each::
      +-- loops       loop dispatch, where a loop ends, for / async for
      +-- whiles      the compiled forms of while
      +-- withs       with statements
-     +-- trys        try regions (dispatch try/with), try, 3.8 try/finally, except*
+     +-- trys        try regions (dispatch try/with), try, 3.8 try/finally
+     +-- try_star    try/except*
      +-- handlers    what a handler's code shows (where clauses go on, finally or not)
     context     Ctx (what ends a sequence, what break/continue mean), Loop
     helpers     small stateless utilities; values: merging the values of two arms

@@ -24,10 +24,11 @@ from .loops import Loops
 from .whiles import Whiles
 from .withs import Withs
 from .trys import Trys
+from .try_star import TryStars
 from .handlers import Handlers
 
 
-class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, Withs, Trys, Handlers):
+class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, Withs, Trys, TryStars, Handlers):
     """Structures one code object: ``function_body()`` is its statements.
 
     State (all of it; the families read it, only the noted ones change it):
