@@ -1,5 +1,5 @@
 """Workloads whose graph breaks happen inside functions the compiled function calls,
-compiled with ``torch._dynamo.config.nested_graph_breaks`` (torch 2.10+; off by default):
+compiled with ``torch._dynamo.config.nested_graph_breaks`` (torch 2.13+ here; off by default):
 Dynamo then keeps the callers' frames and writes code that rebuilds their stacks
 (``UNPACK_SEQUENCE n; BUILD_LIST n``) around the resume calls. Each is a function
 ``run(backend) -> list of tensors`` as in workloads.py; where torch has no nested graph
@@ -10,7 +10,10 @@ import torch
 
 from workloads import _flat, _seed
 
-HAS_NESTED = "nested_graph_breaks" in getattr(torch._dynamo.config, "_config", {})
+# (torch 2.10 to 2.12 have the option, but 2.11 computes wrong results with it: a call
+# inside a list display gets its stack values shuffled, a loop fails to trace)
+HAS_NESTED = "nested_graph_breaks" in getattr(torch._dynamo.config, "_config", {}) and \
+    tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 13)
 # a graph break that only ends the current step (its stack must be empty): the kind whose
 # nested form makes Dynamo rebuild the callers' stacks
 STEP_BREAK = getattr(torch._dynamo, "step_unsupported", None) or torch._dynamo.graph_break

