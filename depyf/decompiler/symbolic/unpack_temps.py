@@ -29,7 +29,8 @@ def step(ex, ins, stack, out, handlers):
     An instruction that stores an item (or drops it, or unpacks it further) or leaves the
     items alone (a target's parts computed: ``a, b[f(k)] = v``) runs as it is; one that
     takes an item as a value is no source's (but ``*X``'s): outside temporaries mode it
-    refuses the reading; in it the items are bound to temporaries and it runs again."""
+    refuses the reading; in it (``*X`` included: a temporary holds the same value) the items
+    are bound to temporaries and it runs again."""
     items = [v for v in stack if isinstance(v, UnpackSlot)]
     if not items or _takes_an_item(ins, stack):
         ex.step(ins, stack, out, handlers)
@@ -38,8 +39,8 @@ def step(ex, ins, stack, out, handlers):
         ex.step(ins, stack, out, handlers)
         kept = {id(v) for v in stack}
         taken = [v for v in items if id(v) not in kept]
-        if taken and not (ins.opname in _STARRED_ONE and all(
-                v.unpack.count == 1 and v.unpack.star_index is None for v in taken)):
+        if taken and (ex.temps or not (ins.opname in _STARRED_ONE and all(
+                v.unpack.count == 1 and v.unpack.star_index is None for v in taken))):
             if not ex.temps:
                 raise Mismatch("the items of an unpacking used as values (only temporaries "
                                "read it)", function=ex.code.co_name, opname=ins.opname,
