@@ -178,3 +178,39 @@ def test_a_tuple_passed_twice_stays_one_tuple():
             return h(__temp_1)
     """
     check(src, src)
+
+
+def test_an_unpacked_display_of_temporaries_becomes_one_store_each():
+    # what is left of Dynamo rebuilding a caller's stack after a nested graph break
+    # (UNPACK_SEQUENCE 2; BUILD_LIST 2 twice, read as assignments to temporaries)
+    check("""
+        def f(a, b):
+            __temp_1 = g(a)
+            __temp_2 = g(b)
+            __temp_3, __temp_4 = [__temp_1, __temp_2]
+            __temp_5, __temp_6 = [__temp_4, __temp_3]
+            return resume([], [], __temp_6, __temp_5)
+    """, """
+        def f(a, b):
+            __temp_1 = g(a)
+            __temp_2 = g(b)
+            return resume([], [], __temp_1, __temp_2)
+    """)
+
+
+def test_a_swap_or_a_computed_display_stays_unpacked():
+    check("""
+        def f(a, b):
+            __temp_1 = g(a)
+            __temp_2 = g(b)
+            __temp_1, __temp_2 = [__temp_2, __temp_1]
+            __temp_3, __temp_4 = [g(__temp_1), __temp_2]
+            return resume(__temp_3, __temp_4)
+    """, """
+        def f(a, b):
+            __temp_1 = g(a)
+            __temp_2 = g(b)
+            __temp_1, __temp_2 = [__temp_2, __temp_1]
+            __temp_3, __temp_4 = [g(__temp_1), __temp_2]
+            return resume(__temp_3, __temp_4)
+    """)

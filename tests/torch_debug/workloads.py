@@ -452,3 +452,13 @@ WORKLOADS = {
     "recompile_bias": (w_recompile_bias, ["linear_maybe_bias"]),
     "recompile_global": (w_recompile_global, ["times_gain"]),
 }
+
+
+def w_nested_stack(backend):
+    """Graph breaks inside called functions (nested_workloads.py, which imports from here)."""
+    from nested_workloads import w_nested_stack as run
+
+    return run(backend)
+
+
+WORKLOADS["nested_stack"] = (w_nested_stack, ["nb_stack_value", "nb_two_levels"])

@@ -24,6 +24,7 @@ from .operators import Operators
 from .calls import Calls
 from .flow_ops import FlowOps
 from .templates import Templates
+from . import unpack_temps
 
 
 class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
@@ -44,6 +45,7 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         # bound to __temp_<n> variables, so that evaluation order and aliasing are exact
         self.temps = temps
         self._ntemps = 0
+        self.pending_unpacks = []  # unpackings whose items may not all be stored yet
         self.cellnames = tuple(code.co_cellvars) + tuple(code.co_freevars)
         self._group = []   # pending (position, target, value) of a multi-target assignment
         self._group_floor = 0  # the stack depth its values waiting for targets reach
@@ -157,15 +159,24 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
             if isinstance(value, ast.Name) and value.id not in rebound and \
                     value.id in self.code.co_varnames and value.id not in self.cellnames:
                 continue  # a local only this frame can change (globals and cells can change in calls)
-            self._ntemps += 1
-            tmp = "%s%d" % (self.temp_prefix, self._ntemps)
+            tmp = self.new_temp()
             out.append(ast.Assign(targets=[name(tmp, ast.Store())], value=value))
             for j in range(i, len(stack)):
                 if stack[j] is value:
-                    ref = name(tmp)
-                    facts.note(ref, Fact.TEMP, True)
-                    stack[j] = ref
+                    stack[j] = self.temp_ref(tmp)
         self._base = len(stack)
+
+    def new_temp(self):
+        """The name of a new temporary."""
+        self._ntemps += 1
+        return "%s%d" % (self.temp_prefix, self._ntemps)
+
+    @staticmethod
+    def temp_ref(tmp):
+        """A read of the temporary ``tmp``."""
+        ref = name(tmp)
+        facts.note(ref, Fact.TEMP, True)
+        return ref
 
     _DISPLAY_OF = {"LIST_EXTEND": ast.List, "SET_UPDATE": ast.Set, "DICT_UPDATE": ast.Dict,
                    "DICT_MERGE": ast.Dict}
@@ -189,50 +200,57 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         if handlers is None:
             handlers = _HANDLERS[type(self)] = {}
         for ins in instrs:
-            if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack):
-                self.flush(stack, out, ins)
-            in_target = None
-            if self._group and not self._continues_group(ins):
-                # a store left other values on the stack and something else runs before
-                # they are stored: part of the next target (`d[k] = d[f(k)] = v`) only if
-                # it leaves those values alone and runs no statement (checked below)
-                in_target = list(stack[:self._group_floor])
-            emitted = len(out)
-            before = stack[:self._base] if self._base else ()
-            handler = handlers.get(ins.opname)
+            if self.pending_unpacks:
+                unpack_temps.step(self, ins, stack, out, handlers)
+            else:
+                self.step(ins, stack, out, handlers)
+
+    def step(self, ins, stack, out, handlers):
+        """Execute one instruction (``run``)."""
+        if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack):
+            self.flush(stack, out, ins)
+        in_target = None
+        if self._group and not self._continues_group(ins):
+            # a store left other values on the stack and something else runs before
+            # they are stored: part of the next target (`d[k] = d[f(k)] = v`) only if
+            # it leaves those values alone and runs no statement (checked below)
+            in_target = list(stack[:self._group_floor])
+        emitted = len(out)
+        before = stack[:self._base] if self._base else ()
+        handler = handlers.get(ins.opname)
+        if handler is None:
+            handler = _handler(type(self), handlers, ins.opname)
             if handler is None:
-                handler = _handler(type(self), handlers, ins.opname)
-                if handler is None:
-                    raise Mismatch("unsupported instruction", function=self.code.co_name,
-                                   opname=ins.opname, offset=ins.offset, unsupported=True)
-            try:
-                handler(self, ins, stack, out)
-            except Mismatch as err:  # only a Mismatch: anything else a handler raises is a bug
-                # (taking more values than the stack holds is one: ``stackops``)
-                if err.opname is None:
-                    err2 = Mismatch(err.reason, function=self.code.co_name, opname=ins.opname,
-                                    offset=ins.offset, unsupported=err.unsupported)
-                    raise err2 from None
-                raise
-            if in_target is not None:
-                if len(out) != emitted or len(stack) < len(in_target) or \
-                        any(a is not b for a, b in zip(in_target, stack)):
-                    # not a multi-target assignment a compiler would write
-                    raise Mismatch("values left on the stack across statements",
-                                   function=self.code.co_name, opname=ins.opname,
-                                   offset=ins.offset)
-                self._group_computes = True
-            if len(out) != emitted:
-                self._base = len(stack)
-            elif len(stack) < self._base:
-                # values from before this block taken: those left in place still are
-                # (a handler's exception popped), what was pushed instead belongs to the
-                # statement (a call of a callable loaded before a conditional expression
-                # or an inlined comprehension, whose arms or loop began this block)
-                k = 0
-                while k < len(stack) and stack[k] is before[k]:
-                    k += 1
-                self._base = k
+                raise Mismatch("unsupported instruction", function=self.code.co_name,
+                               opname=ins.opname, offset=ins.offset, unsupported=True)
+        try:
+            handler(self, ins, stack, out)
+        except Mismatch as err:  # only a Mismatch: anything else a handler raises is a bug
+            # (taking more values than the stack holds is one: ``stackops``)
+            if err.opname is None:
+                err2 = Mismatch(err.reason, function=self.code.co_name, opname=ins.opname,
+                                offset=ins.offset, unsupported=err.unsupported)
+                raise err2 from None
+            raise
+        if in_target is not None:
+            if len(out) != emitted or len(stack) < len(in_target) or \
+                    any(a is not b for a, b in zip(in_target, stack)):
+                # not a multi-target assignment a compiler would write
+                raise Mismatch("values left on the stack across statements",
+                               function=self.code.co_name, opname=ins.opname,
+                               offset=ins.offset)
+            self._group_computes = True
+        if len(out) != emitted:
+            self._base = len(stack)
+        elif len(stack) < self._base:
+            # values from before this block taken: those left in place still are
+            # (a handler's exception popped), what was pushed instead belongs to the
+            # statement (a call of a callable loaded before a conditional expression
+            # or an inlined comprehension, whose arms or loop began this block)
+            k = 0
+            while k < len(stack) and stack[k] is before[k]:
+                k += 1
+            self._base = k
 
 
 _HANDLERS = {}  # executor class -> {opname: its ``op_<opname>`` function}

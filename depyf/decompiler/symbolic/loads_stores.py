@@ -278,6 +278,7 @@ class LoadsStores:
             return
         up = UnpackTarget(ins.arg)
         up.source = value
+        self.pending_unpacks.append(up)
         for _ in range(ins.arg):
             stack.append(UnpackSlot(up, value))
 
@@ -286,6 +287,7 @@ class LoadsStores:
         before, after = ins.arg & 0xFF, ins.arg >> 8
         up = UnpackTarget(before + 1 + after, star_index=before)
         up.source = value
+        self.pending_unpacks.append(up)
         for _ in range(before + 1 + after):
             stack.append(UnpackSlot(up, value))
 

@@ -1,6 +1,7 @@
 """Handlers that compute values: operators, subscripts and slices, comparisons, exception
 matches, container displays (and the appends and updates that build them), f-strings."""
 import ast
+import keyword
 
 from ..mismatch import Mismatch
 from .. import facts
@@ -174,15 +175,22 @@ class Operators:
         self._append(ins, stack, out, value, key)
 
     def _define(self, fm):
-        """Temporaries mode: a function object used as a value becomes a nested def."""
+        """Temporaries mode: a function object used as a value becomes a nested def, named
+        as its code is (its ``__name__``: Dynamo's resume functions made with their closure)
+        where that name is free in this function, else a temporary."""
         if not self.temps:
             raise Mismatch("function %r is made and used without a name" % fm.code.co_name)
-        self._ntemps += 1
-        tmp = "%s%d" % (self.temp_prefix, self._ntemps)
+        own = fm.code.co_name
+        used = self.__dict__.setdefault("_def_names", set())
+        if own.isidentifier() and not keyword.iskeyword(own) and own not in used and \
+                own not in self.code.co_names and own not in self.code.co_varnames and \
+                own not in self.cellnames and not own.startswith(self.temp_prefix):
+            used.add(own)
+            self._out.append(self.nested.make_def(fm, name=own))
+            return name(own)
+        tmp = self.new_temp()
         self._out.append(self.nested.make_def(fm, name=tmp))
-        ref = name(tmp)
-        facts.note(ref, Fact.TEMP, True)
-        return ref
+        return self.temp_ref(tmp)
 
     def _mutate(self, target, method, args, out):
         """In-place change of a list/set/dict that only lives on the stack (temporaries mode).

@@ -22,6 +22,9 @@ runs (and it still goes through the same equivalence check as any decompiled cod
   displays and certainly bound local variables are evaluated before ``t`` in it (so
   nothing that ``value`` does can be reordered with anything else), and no line grows past
   100 characters; ``t = value; del a; x = t`` becomes ``x = value; del a``;
+* **unpacked displays**: ``t1, t2 = [a, b]`` of temporaries, where the display only holds
+  constants and certainly bound local variables and none of the targets, becomes
+  ``t1 = a; t2 = b``;
 * **Dynamo's lists** (``lists``): the lists Dynamo builds, slices, extends and unpacks to
   call a resume function at a graph break, when each is private to the function, are
   followed symbolically and replaced by their elements; a decompiler temporary holding a
@@ -48,10 +51,11 @@ from ...bytecode import versions as V
 from . import lists, printing
 from .facts import Facts, bound_before
 from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
-                    inline_single_use, renumber_temporaries)
+                    inline_single_use, renumber_temporaries, split_display_unpack)
 
 _MAX_ROUNDS = 200
-RULES = (lists.scalarize, drop_pure_statements, drop_dead_temporaries, hoist_walrus, inline_single_use)
+RULES = (lists.scalarize, split_display_unpack, drop_pure_statements, drop_dead_temporaries,
+         hoist_walrus, inline_single_use)
 # Rules whose change often opens another for the same rule (an inlining or a moved
 # store leaves a new single-use temporary next to its reader): called again at once,
 # with fresh facts, before the other rules, until they change nothing.

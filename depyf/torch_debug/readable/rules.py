@@ -347,3 +347,35 @@ def renumber_temporaries(func, facts, printed):
         if isinstance(node, ast.Name) and node.id in mapping:
             node.id = mapping[node.id]
     return True
+
+
+def split_display_unpack(func, facts, bound):
+    """``t1, t2 = [a, b]`` (temporaries unpacking a display of certainly bound locals or
+    constants, none of them a target: what is left of Dynamo rebuilding a caller's stack
+    after a nested graph break) -> ``t1 = a; t2 = b``: the same values, nothing to raise."""
+    changed = False
+    for body in bodies(func):
+        kept = []
+        for st in body:
+            parts = _display_parts(st, facts, bound.get(id(st), frozenset()))
+            kept.extend(parts or [st])
+            changed = changed or bool(parts)
+        if len(kept) != len(body):
+            body[:] = kept
+    return changed
+
+
+def _display_parts(st, facts, bound):
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1
+            and isinstance(st.targets[0], (ast.Tuple, ast.List))
+            and isinstance(st.value, (ast.Tuple, ast.List))):
+        return None
+    targets, values = st.targets[0].elts, st.value.elts
+    names = [t.id for t in targets if isinstance(t, ast.Name) and facts.is_temp(t.id)]
+    if len(names) != len(targets) or len(set(names)) != len(names) or len(values) != len(names) \
+            or any(isinstance(v, ast.Starred) for v in values) or not is_pure(st.value, bound, facts):
+        return None
+    if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(st.value)):
+        return None  # `t1, t2 = [t2, t1]`: a swap
+    return [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=v)
+            for n, v in zip(names, values)]

@@ -1,0 +1,137 @@
+"""depyf.decompiler.symbolic.unpack_temps: the items of an UNPACK_SEQUENCE / UNPACK_EX
+kept on the stack and used as values (no source compiles to it; Dynamo's resume calls
+after a nested graph break reverse a list with ``UNPACK_SEQUENCE n; BUILD_LIST n``) read
+as an assignment to temporaries, proven by the checker."""
+import ast
+
+import pytest
+
+import depyf
+from depyf.decompiler.symbolic.markers import SAME_AS_NEXT, UnpackSlot, UnpackTarget
+from depyf.decompiler.symbolic.unpack_temps import bind_pending
+
+from equivalence.asm import PY, assemble
+
+
+def _template():
+    def f(v):
+        a = b = None
+        return v, a, b
+    return f.__code__
+
+
+def _decompiled(code):
+    text = depyf.decompile(code)
+    namespace = {}
+    exec(compile(text, "<decompiled>", "exec"), namespace)
+    return text, namespace[code.co_name]
+
+
+def _run(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:  # the same exception type is part of equal behaviour
+        return type(exc)
+
+
+# (id, instructions after `LOAD_FAST v`, inputs): each reads the items as values
+CASES = [
+    ("a list reversed", [("UNPACK_SEQUENCE", 2), ("BUILD_LIST", 2)],
+     [[1, 2], (3, 4), "ab", [1], [1, 2, 3], 5]),
+    ("reversed twice (Dynamo's stack fix-up)",
+     [("UNPACK_SEQUENCE", 3), ("BUILD_LIST", 3), ("UNPACK_SEQUENCE", 3), ("BUILD_LIST", 3)],
+     [[1, 2, 3], "xyz", [1, 2]]),
+    ("one item", [("UNPACK_SEQUENCE", 1), ("BUILD_LIST", 1)], [[7], [], [1, 2]]),
+    ("first item stored, the rest kept",
+     [("UNPACK_SEQUENCE", 3), ("STORE_FAST", 1), ("BUILD_LIST", 2), ("LOAD_FAST", 1),
+      ("BUILD_TUPLE", 2)], [[1, 2, 3], "abc", [1]]),
+    ("starred", [("UNPACK_EX", 1), ("BUILD_TUPLE", 2)], [[1, 2, 3], [1], []]),
+    ("nested", [("UNPACK_SEQUENCE", 2), ("UNPACK_SEQUENCE", 2), ("BUILD_TUPLE", 3)],
+     [[(1, 2), 3], [(1,), 3], [1, 2]]),
+]
+
+
+@pytest.mark.parametrize("ops,inputs", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_items_used_as_values_are_bound_to_temporaries(ops, inputs):
+    code = assemble(_template(), [("LOAD_FAST", 0)] + ops + [("RETURN_VALUE", 0)],
+                    names=())
+    original = type(_template)(code, {})
+    text, again = _decompiled(code)
+    assert "__temp_" in text, text
+    for value in inputs:
+        assert _run(again, value) == _run(original, value), (text, value)
+
+
+class _Executor:
+    """What ``bind_pending`` asks of the executor."""
+
+    def __init__(self):
+        self.n = 0
+
+    def new_temp(self):
+        self.n += 1
+        return "__temp_%d" % self.n
+
+    @staticmethod
+    def temp_ref(tmp):
+        return ast.Name(id=tmp, ctx=ast.Load())
+
+
+def _unpack(count, stored=()):
+    up = UnpackTarget(count)
+    up.source = ast.Name(id="v", ctx=ast.Load())
+    up.targets.extend(stored)
+    return up
+
+
+def test_an_unpacking_left_by_another_reading_is_skipped():
+    up = _unpack(2)
+    out = []
+    bind_pending(_Executor(), [up], [], out)  # no item of it on this stack: nothing to bind
+    assert out == [] and up.targets == []
+
+
+def test_popped_items_are_stored_into_temporaries():
+    # 3.13's `POP_TOP` of an item (SAME_AS_NEXT), then the others used as values
+    up = _unpack(3, [SAME_AS_NEXT])
+    stack = [UnpackSlot(up, up.source), UnpackSlot(up, up.source)]
+    out = []
+    bind_pending(_Executor(), [up], stack, out)
+    assert len(out) == 1 and out[0].value is up.source
+    assert [t.id for t in out[0].targets[0].elts] == ["__temp_1", "__temp_2", "__temp_3"]
+    assert [n.id for n in stack] == ["__temp_3", "__temp_2"]
+
+
+def test_targets_computing_their_parts_keep_the_items_waiting():
+    # the items wait on the stack while a later target's parts are computed: source
+    namespace = {}
+    exec("def f(v, b, g, i):\n    a, b[g(a)], b[i + 1].x = v\n    return a, b\n", namespace)
+    fn = namespace["f"]
+    text = depyf.decompile(fn)
+    assert "__temp" not in text and "b[g(a)]" in text, text
+
+
+def _made_and_called(inner):
+    """Code that makes a function of ``inner`` (a code object) and calls it at once, never
+    storing it: Dynamo's call of a resume function that needs a closure (torch 2.9-2.11)."""
+    def f():
+        return None
+    ops = {(3, 8): [("LOAD_CONST", 1), ("LOAD_CONST", 2), ("MAKE_FUNCTION", 0),
+                    ("CALL_FUNCTION", 0)],
+           (3, 11): [("PUSH_NULL", 0), ("LOAD_CONST", 1), ("MAKE_FUNCTION", 0),
+                     ("PRECALL", 0), ("CALL", 0)],
+           (3, 12): [("PUSH_NULL", 0), ("LOAD_CONST", 1), ("MAKE_FUNCTION", 0), ("CALL", 0)],
+           (3, 13): [("LOAD_CONST", 1), ("MAKE_FUNCTION", 0), ("PUSH_NULL", 0), ("CALL", 0)]}
+    key = max(k for k in ops if k <= PY)
+    return assemble(f.__code__, ops[key] + [("RETURN_VALUE", 0)], names=(),
+                    consts=(None, inner, inner.co_name))
+
+
+def test_a_function_made_and_called_at_once_keeps_its_name():
+    # the def is named as its code: the function's __name__ is what the checker compares
+    namespace = {}
+    exec("def torch_dynamo_resume_in_g_at_3():\n    return [6]\n", namespace)
+    code = _made_and_called(namespace["torch_dynamo_resume_in_g_at_3"].__code__)
+    text, again = _decompiled(code)
+    assert "def torch_dynamo_resume_in_g_at_3(" in text, text
+    assert again() == [6]
