@@ -57,6 +57,10 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         # id(value) -> value of a `return` in a try body, on the stack past the protected
         # range while the finally body's copy runs (a break/continue there drops it)
         self.pending_returns = {}
+        # id(value) -> value of stack values ``flush`` found settled (or starred): they stay
+        # so (a node's kind does not change and a TEMP fact is never taken back), and a
+        # deep stack is flushed again at every statement
+        self._settled = {}
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
@@ -149,8 +153,12 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
             and ins.opname not in ("STORE_ATTR", "STORE_SUBSCR", "STORE_SLICE", "DELETE_ATTR",
                                    "DELETE_SUBSCR") else None
         keep = self._OPERANDS.get(ins.opname, 0) if ins is not None else 0
+        known = self._settled
         for i, value in enumerate(stack[:len(stack) - keep] if keep else stack):
+            if known.get(id(value)) is value:
+                continue
             if self.settled(value) or isinstance(value, (ast.Starred,)):
+                known[id(value)] = value
                 continue
             if isinstance(value, ast.Name) and value.id != rebinds and \
                     value.id in self.code.co_varnames and value.id not in self.cellnames:
