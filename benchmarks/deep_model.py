@@ -10,7 +10,8 @@ alternating, each with its own empty ``TORCHINDUCTOR_CACHE_DIR`` and
 ``TORCHINDUCTOR_COMPILE_THREADS=1``. A process imports torch, depyf and transformers and
 builds the model first, then times one forward under ``torch.compile`` (compiling and
 running), for depyf including entering and leaving the ``with`` block. Prints the medians
-and their ratio, the load average, and for the depyf processes the median of depyf's own
+and their ratio (``cpu``: the ratio of the medians of the processes' CPU time, steadier
+on a loaded machine), the load average, and for the depyf processes the median of depyf's own
 time (its bytecode hook) per transformed code object against the code object's
 instruction count, with the slope (ms per 1000 instructions) over every depth.
 Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
@@ -18,6 +19,7 @@ Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
     python benchmarks/deep_model.py                       # 8,32,64 layers; eager, aot_eager, inductor
     python benchmarks/deep_model.py --layers 32 --backends eager --runs 5
     python benchmarks/deep_model.py --layers 1 --runs 1 --backends eager   # smoke test
+    python benchmarks/deep_model.py --layers 32 --backends eager --against main   # before/after
     python benchmarks/deep_model.py --profile 32 eager    # cProfile depyf's hook in one process
 """
 import argparse
@@ -79,13 +81,13 @@ def timed_run(layers, backend, use_depyf, dump_dir, profiler=None):
     ctx = depyf.prepare_debug(dump_dir) if use_depyf else contextlib.nullcontext()
     if profiler is not None:
         profiler.enable()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with ctx:
         torch.compile(model, backend=backend)(input_ids=ids)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     if profiler is not None:
         profiler.disable()
-    return seconds, per_code
+    return seconds, cpu, per_code
 
 
 def profile(layers, backend, top):
@@ -97,17 +99,18 @@ def profile(layers, backend, top):
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmp, "inductor")
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         prof = cProfile.Profile()
-        seconds, per_code = timed_run(layers, backend, True, os.path.join(tmp, "dump"), prof)
+        seconds, _, per_code = timed_run(layers, backend, True, os.path.join(tmp, "dump"), prof)
     print("%d layers/%s with prepare_debug: %.3f s under cProfile; hook: %s" % (
         layers, backend, seconds, ", ".join("%s %d instr %.3f s" % c for c in per_code)))
     pstats.Stats(prof).sort_stats("cumulative").print_stats(r"depyf", top)
 
 
-def measure(layers, backend, use_depyf):
+def measure(layers, backend, use_depyf, code_root=REPO):
+    """One fresh process; ``code_root``: the folder whose ``depyf`` it imports."""
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
                    TORCHINDUCTOR_COMPILE_THREADS="1",
-                   PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+                   PYTHONPATH=code_root + os.pathsep + os.environ.get("PYTHONPATH", ""))
         proc = subprocess.run(
             [sys.executable, os.path.abspath(__file__), "--child", str(layers), backend,
              "1" if use_depyf else "0", os.path.join(tmp, "dump")],
@@ -135,26 +138,53 @@ def slope(points):
     return 1e6 * num / den
 
 
-def run_config(layers, backend, runs, points):
-    """One row: plain and depyf processes alternating; the per-code hook times."""
-    plain, dumped = [], []
+def run_config(layers, backend, runs, points, against=None):
+    """One row: plain and depyf processes alternating; the per-code hook times. With
+    ``against`` (rev, folder of its depyf), that version's processes alternate too and get
+    a row of their own."""
+    plain, dumped, plain_cpu, dumped_cpu = [], [], [], []
+    other, other_cpu, other_hook = [], [], []
     per_code = collections.defaultdict(list)  # (order, name, instructions) -> [s]
     for _ in range(runs):
-        plain.append(measure(layers, backend, False)["seconds"])
+        result = measure(layers, backend, False)
+        plain.append(result["seconds"])
+        plain_cpu.append(result["cpu"])
+        if against is not None:
+            result = measure(layers, backend, True, against[1])
+            other.append(result["seconds"])
+            other_cpu.append(result["cpu"])
+            other_hook.append(sum(s for _, _, s in result["per_code"]))
         result = measure(layers, backend, True)
         dumped.append(result["seconds"])
+        dumped_cpu.append(result["cpu"])
         for i, (name, instructions, seconds) in enumerate(result["per_code"]):
             per_code[(i, name, instructions)].append(seconds)
     p, d = statistics.median(plain), statistics.median(dumped)
+    pc, dc = statistics.median(plain_cpu), statistics.median(dumped_cpu)
     codes = []
     for (_, name, instructions), times in sorted(per_code.items()):
         codes.append((name, instructions, statistics.median(times)))
         points.append((instructions, statistics.median(times)))
     hook = sum(s for _, _, s in codes)
-    print("%6d %-9s %4d %10.3f %10.3f %7.2f %9.3f  %s" % (
-        layers, backend, runs, p, d, d / p, hook,
+    print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  %s" % (
+        layers, backend, runs, p, d, d / p, dc / pc, hook,
         "; ".join("%s %d instr %.0f ms" % (n, i, 1e3 * s) for n, i, s in codes)), flush=True)
+    if against is not None:
+        o, oc = statistics.median(other), statistics.median(other_cpu)
+        print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  (depyf of %s)" % (
+            layers, backend, runs, p, o, o / p, oc / pc, statistics.median(other_hook), against[0]),
+            flush=True)
     return d / p
+
+
+def extract(rev, folder):
+    """``rev``'s ``depyf`` package, extracted into ``folder`` (returned); ``rev`` may also
+    be a folder that holds a ``depyf`` package (a copy where git is not at hand)."""
+    if os.path.isdir(os.path.join(rev, "depyf")):
+        return os.path.abspath(rev)
+    archive = subprocess.run(["git", "-C", REPO, "archive", rev, "depyf"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+    return folder
 
 
 def main():
@@ -164,14 +194,17 @@ def main():
     parser.add_argument("--runs", type=int, default=5, help="processes per depth, backend and mode (5)")
     parser.add_argument("--inductor-layers", default="32",
                         help="depths run with inductor (default 32: its compiles are long)")
+    parser.add_argument("--against", metavar="REV",
+                        help="also time the depyf of git revision REV (or of the folder REV/depyf), "
+                             "alternating (a row each)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--profile", nargs=2, metavar=("LAYERS", "BACKEND"))
     parser.add_argument("--top", type=int, default=40, help="rows of --profile")
     args = parser.parse_args()
     if args.child:
         layers, backend, use, dump = args.child
-        seconds, per_code = timed_run(int(layers), backend, use == "1", dump)
-        print(json.dumps({"seconds": seconds, "per_code": per_code}))
+        seconds, cpu, per_code = timed_run(int(layers), backend, use == "1", dump)
+        print(json.dumps({"seconds": seconds, "cpu": cpu, "per_code": per_code}))
         return
     if args.profile:
         profile(int(args.profile[0]), args.profile[1], args.top)
@@ -183,14 +216,18 @@ def main():
     print("torch %s, Python %s, %d CPUs, load %s; LlamaForCausalLM (hidden 16); medians over "
           "fresh processes (plain and prepare_debug alternating)" % (
               torch.__version__, sys.version.split()[0], os.cpu_count(), _load()))
-    print("%6s %-9s %4s %10s %10s %7s %9s  %s" % ("layers", "backend", "runs", "plain (s)", "depyf (s)",
-                                                  "ratio", "hook (s)", "depyf's hook per code object"))
+    print("%6s %-9s %4s %10s %10s %7s %7s %9s  %s" % (
+        "layers", "backend", "runs", "plain (s)", "depyf (s)", "ratio", "cpu", "hook (s)",
+        "depyf's hook per code object"))
     points, verdicts = [], []
+    against = None
+    if args.against:
+        against = (args.against, extract(args.against, tempfile.mkdtemp(prefix="depyf-against-")))
     for backend in args.backends.split(","):
         for layers in depths:
             if backend == "inductor" and layers not in inductor_depths and len(depths) > 1:
                 continue
-            ratio = run_config(layers, backend, args.runs, points)
+            ratio = run_config(layers, backend, args.runs, points, against)
             target = TARGETS.get(backend)
             verdicts.append("%d layers %s: %.2f (target <= %s: %s)" % (
                 layers, backend, ratio, target, "met" if target and ratio <= target else "NOT met"))
