@@ -11,6 +11,8 @@ is one (``stackops``). ``run`` adds where it happened and converts no other exce
 a KeyError or IndexError out of a handler is a bug in it, not a reading that failed.
 """
 import ast
+from itertools import compress, repeat
+from operator import is_
 
 from ..mismatch import Mismatch
 from ...bytecode import versions as V
@@ -61,6 +63,7 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         # so (a node's kind does not change and a TEMP fact is never taken back), and a
         # deep stack is flushed again at every statement
         self._settled = {}
+        self._clean, self._clean_names = [], set()  # what the last flush left (_clean_prefix)
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
@@ -153,8 +156,12 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
             and ins.opname not in ("STORE_ATTR", "STORE_SUBSCR", "STORE_SLICE", "DELETE_ATTR",
                                    "DELETE_SUBSCR") else None
         keep = self._OPERANDS.get(ins.opname, 0) if ins is not None else 0
+        items = stack[:len(stack) - keep] if keep else stack
         known = self._settled
-        for i, value in enumerate(stack[:len(stack) - keep] if keep else stack):
+        start = self._clean_prefix(items, rebinds)
+        skipped = set(self._clean_names) if start else set()
+        for i in range(start, len(items)):  # (replacing stack items keeps their number)
+            value = items[i]
             if known.get(id(value)) is value:
                 continue
             if self.settled(value) or isinstance(value, (ast.Starred,)):
@@ -162,16 +169,31 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 continue
             if isinstance(value, ast.Name) and value.id != rebinds and \
                     value.id in self.code.co_varnames and value.id not in self.cellnames:
+                skipped.add(value.id)
                 continue  # a local only this frame can change (globals and cells can change in calls)
             self._ntemps += 1
             tmp = "%s%d" % (self.temp_prefix, self._ntemps)
             out.append(ast.Assign(targets=[name(tmp, ast.Store())], value=value))
-            for j in range(i, len(stack)):
-                if stack[j] is value:
-                    ref = name(tmp)
-                    facts.note(ref, Fact.TEMP, True)
-                    stack[j] = ref
+            for j in list(compress(range(i, len(stack)), map(is_, stack[i:], repeat(value)))):
+                ref = name(tmp)
+                facts.note(ref, Fact.TEMP, True)
+                stack[j] = ref
+        self._clean, self._clean_names = stack[:len(items)], skipped
         self._base = len(stack)
+
+    def _clean_prefix(self, items, rebinds):
+        """How many values at the bottom of ``items`` are the ones the last flush left
+        (by identity): each of them was settled, starred or a local variable's read, so
+        the loop above would pass it again, unless the instruction rebinds one of those
+        variables (then 0). A deep stack is thus not walked again at every statement."""
+        clean = self._clean
+        if not clean or (rebinds is not None and rebinds in self._clean_names):
+            return 0
+        same = list(map(is_, items, clean))  # (as long as the shorter)
+        try:
+            return same.index(False)
+        except ValueError:
+            return len(same)
 
     _DISPLAY_OF = {"LIST_EXTEND": ast.List, "SET_UPDATE": ast.Set, "DICT_UPDATE": ast.Dict,
                    "DICT_MERGE": ast.Dict}
