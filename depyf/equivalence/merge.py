@@ -52,21 +52,23 @@ _MARKER_TAGS = ("null", "retaddr", "op")  # (is_marker's)
 
 
 def _marker_candidates(stack):
-    """``enumerate(stack)`` restricted to the terms whose tag a marker can have, found at
-    C speed (a stack can hold hundreds of values, a call's arguments: this runs at every
-    step)."""
+    """``enumerate(stack)``, on a deep stack restricted to the terms whose tag a marker can
+    have, found at C speed (a call can keep hundreds of values on the stack, a deep
+    model's graph call ~300, and this runs at every step)."""
+    if len(stack) < _DEEP:
+        return enumerate(stack)
     tags = list(map(_FIRST, stack))
     found = []
     for tag in _MARKER_TAGS:
         k = -1
-        while True:
-            try:
-                k = tags.index(tag, k + 1)
-            except ValueError:
-                break
+        for _ in range(tags.count(tag)):
+            k = tags.index(tag, k + 1)
             found.append(k)
     found.sort()
     return [(k, stack[k]) for k in found]
+
+
+_DEEP = 32
 
 
 class _Join:
