@@ -17,6 +17,8 @@ that disappear into a phi are named by their contents for the phi's key (with re
 of one object told apart from equal objects), so that the two sides' equal values still
 get the same phi.
 """
+import operator
+
 from .compare import Pairing
 from .frame import Obj
 from .machine import ModelLimit
@@ -40,9 +42,33 @@ class ProductState:
 def shape(f):
     """What must be equal for two states of one side to be joined at all."""
     markers = tuple((k, t if t[0] == "retaddr" else t[0] if t[0] != "op" else t[1])
-                    for k, t in enumerate(f.stack) if is_marker(t))
+                    for k, t in _marker_candidates(f.stack) if is_marker(t))
     return (len(f.stack), markers, tuple(b.key() for b in f.blocks), f.kwnames,
             f.ready[0] if f.ready else None)
+
+
+_FIRST = operator.itemgetter(0)
+_MARKER_TAGS = ("null", "retaddr", "op")  # (is_marker's)
+
+
+def _marker_candidates(stack):
+    """``enumerate(stack)``, on a deep stack restricted to the terms whose tag a marker can
+    have, found at C speed (a call can keep hundreds of values on the stack, a deep
+    model's graph call ~300, and this runs at every step)."""
+    if len(stack) < _DEEP:
+        return enumerate(stack)
+    tags = list(map(_FIRST, stack))
+    found = []
+    for tag in _MARKER_TAGS:
+        k = -1
+        for _ in range(tags.count(tag)):
+            k = tags.index(tag, k + 1)
+            found.append(k)
+    found.sort()
+    return [(k, stack[k]) for k in found]
+
+
+_DEEP = 32
 
 
 class _Join:

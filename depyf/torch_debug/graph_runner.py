@@ -18,19 +18,48 @@ def prologue(fx_imports):
     return "\n".join(fx_imports) + "\n" if fx_imports else ""
 
 
+_FORWARD = re.compile(r"^([ \t]*)def forward\(.*$", re.M)
+
+
 def input_specs(printout):
     """[(name, annotation text)] of the inputs of the top-level ``forward`` in a
-    ``print_readable`` printout (None when it has no such forward)."""
+    ``print_readable`` printout (None when it has no such forward). ``printout``: text that
+    compiles (``graphs.as_valid_python``'s); its ``def forward`` line is read alone when it
+    holds the whole signature (torch prints it so), since parsing a deep model's whole
+    graph costs as much as printing it."""
+    specs = _one_line_specs(printout)
+    if specs is not None:
+        return specs
     try:
         tree = ast.parse(printout)
     except SyntaxError:
         return None
+    return _forward_specs(tree)
+
+
+def _forward_specs(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "forward":
             args = node.args.args[1:]
             return [(a.arg, a.annotation.value if isinstance(a.annotation, ast.Constant) else "")
                     for a in args]
     return None
+
+
+def _one_line_specs(printout):
+    """The specs of the least indented ``def forward(`` line (the first of them: the one
+    ``ast.walk`` meets first) when that line parses as a whole ``def`` header; else None."""
+    best = None
+    for m in _FORWARD.finditer(printout):
+        if best is None or len(m.group(1)) < len(best.group(1)):
+            best = m
+    if best is None or "\t" in best.group(1):
+        return None
+    try:
+        tree = ast.parse(best.group(0).strip() + "\n    pass\n")
+    except SyntaxError:
+        return None
+    return _forward_specs(tree)
 
 
 def epilogue(specs):

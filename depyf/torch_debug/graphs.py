@@ -143,13 +143,24 @@ def running_lines(stage, backend, linked):
 
 
 class _Entry:
-    __slots__ = ("stage", "event", "payload", "k", "file", "path", "offset", "names", "fns")
+    __slots__ = ("stage", "event", "payload", "k", "file", "path", "offset", "names", "fns", "specs")
 
     def __init__(self, stage, event, payload):
         self.stage, self.event, self.payload = stage, event, payload
         self.k = self.file = self.path = self.offset = None
         self.names = assigned_names_in_readable(payload) if stage in _LINKABLE else ()
         self.fns = []  # (src, function) pairs whose code is this stage's code
+        self.specs = _UNREAD  # graph_runner.input_specs of the payload, once read
+
+    def input_specs(self):
+        """The payload's input specs, read once (a stage file is rewritten when another
+        FX source is linked to it)."""
+        if self.specs is _UNREAD:
+            self.specs = graph_runner.input_specs(as_valid_python(self.payload))
+        return self.specs
+
+
+_UNREAD = object()
 
 
 class _Compile:
@@ -324,7 +335,7 @@ class GraphDumper:
             header,
             src.rstrip("\n"),
             readable,
-            graph_runner.epilogue(graph_runner.input_specs(as_valid_python(entry.payload))),
+            graph_runner.epilogue(entry.input_specs()),
         )
         entry.path = self.session.write(entry.file, text)
         code = fn.__code__

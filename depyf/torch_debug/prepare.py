@@ -8,6 +8,7 @@ import warnings
 
 from . import adapter, full_code, graphs, overview, resume
 from .session import NestedSessionError, dump_dir_path, registry
+from .gc_pause import paused_gc
 from .transformed_code import TransformedCodeHook
 
 # Where the dump is and how to see it, said once when a session ends. A library only logs:
@@ -79,9 +80,10 @@ class Capture:
                 self.hook.record_existing(code, entry)
 
     def write_summaries(self):
-        resume.write_uncompiled(self.session)
-        full_code.write_all(self.session)
-        overview.write(self.session)
+        with paused_gc():  # (see gc_pause)
+            resume.write_uncompiled(self.session)
+            full_code.write_all(self.session)
+            overview.write(self.session)
 
 
 def _module_globals(filename):

@@ -38,6 +38,7 @@ from ..decompiler.output.printer import unparse
 from . import adapter, compile_info, equivalence, local_names, overview, readable, resume
 from .session import name_part  # noqa: F401  (file naming; also imported from here)
 from .graphs import compiles
+from .gc_pause import paused_gc
 
 COMPILED_FN = re.compile(r"^(__compiled_fn_\d+)_[0-9a-f]{8}(?:_[0-9a-f]{4}){3}_[0-9a-f]{12}$")
 
@@ -227,7 +228,8 @@ class TransformedCodeHook:
 
     def __call__(self, code, new_code):
         try:
-            return self._handle(code, new_code)
+            with paused_gc():
+                return self._handle(code, new_code)
         except Exception as exc:  # the user's program must never break because of us
             self.session.warn_once(
                 "hook-crash", "internal error while dumping %s (%s: %s); Dynamo's code runs "

@@ -179,3 +179,34 @@ def test_file_and_def_names_of_lambdas_and_comprehensions_are_identifiers():
     assert name_part("<dictcomp>") == "dictcomp"
     assert name_part("forward") == "forward"
     assert ("__transformed_code_0_for_%s" % name_part("<lambda>")).isidentifier()
+
+
+def test_input_specs_read_from_the_def_line_are_the_parsed_ones():
+    """``graph_runner.input_specs`` reads the ``def forward`` line alone when it holds the
+    whole signature; the answer is the one of parsing the whole printout (the forward
+    ``ast.walk`` meets first), also with nested classes and a signature over several lines."""
+    import ast
+
+    from depyf.torch_debug import graph_runner
+
+    printouts = [
+        'class GraphModule(torch.nn.Module):\n'
+        '    def forward(self, L_x_: "f32[10][1]cpu", s0: "Sym(s0)"):\n'
+        '        l_x_ = L_x_\n        return (l_x_,)\n'
+        '    class submod(torch.nn.Module):\n'
+        '        def forward(self, a: "f32[2][1]cpu"):\n            return (a,)\n',
+        'class GraphModule(torch.nn.Module):\n'
+        '    class inner(torch.nn.Module):\n'
+        '        def forward(self, a: "f32[2][1]cpu"):\n            return (a,)\n'
+        '    def forward(self, b: "i64[3][1]cpu", c):\n        return (b,)\n',
+        'class GraphModule(torch.nn.Module):\n'
+        '    def forward(self, b: "i64[3][1]cpu",\n                c: "f32[1][1]cpu"):\n'
+        '        return (b,)\n',
+        'def forward(self, x: "f32[1][1]cpu"): return (x,)\n',
+        'class GraphModule(torch.nn.Module):\n    def other(self, x):\n        return x\n',
+    ]
+    for text in printouts:
+        assert graph_runner.input_specs(text) == graph_runner._forward_specs(ast.parse(text)), text
+    assert graph_runner.input_specs(printouts[0]) == [("L_x_", "f32[10][1]cpu"), ("s0", "Sym(s0)")]
+    assert graph_runner.input_specs(printouts[2]) == [("b", "i64[3][1]cpu"), ("c", "f32[1][1]cpu")]
+    assert graph_runner.input_specs(printouts[4]) is None

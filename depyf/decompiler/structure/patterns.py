@@ -50,6 +50,7 @@ def find_matches(instrs, present=None, code=None):
     found = {}
     covered = set()
     code = _Raw(code, instrs) if code is not None else None
+    scan = _GuardScan(instrs)
     for ins in instrs:
         i = ins.index
         if i in covered:
@@ -68,7 +69,7 @@ def find_matches(instrs, present=None, code=None):
                   and _match_op_near(instrs, i)):
             continue
         try:
-            m = _parse_match(instrs, i, code)
+            m = _parse_match(instrs, i, code, scan)
         except (NotAMatch, IndexError, KeyError, TypeError):
             continue
         found[i] = m
@@ -191,7 +192,7 @@ def _match_op_near(instrs, i):
     return False
 
 
-def _parse_match(instrs, start, code=None):
+def _parse_match(instrs, start, code=None, scan=None):
     cases = []
     pos = start
     refutable = False
@@ -206,7 +207,7 @@ def _parse_match(instrs, start, code=None):
         case = None
         if instrs[pos].opname == "COPY" and instrs[pos].arg == 1:
             try:
-                case = _parse_case(instrs, pos, copies=True)
+                case = _parse_case(instrs, pos, copies=True, scan=scan)
             except NotAMatch:
                 case = None
         if case is not None:
@@ -215,7 +216,7 @@ def _parse_match(instrs, start, code=None):
             refutable = tested = True
             pos = nxt
             continue
-        case_obj, fail, has_match_op = _parse_case(instrs, pos, copies=False)
+        case_obj, fail, has_match_op = _parse_case(instrs, pos, copies=False, scan=scan)
         cases.append(case_obj)
         node = case_obj.node
         plain = node.kind in ("value", "singleton") and node.name is None
@@ -227,7 +228,7 @@ def _parse_match(instrs, start, code=None):
         return Match(start, cases, fail)
 
 
-def _parse_case(instrs, pos, copies):
+def _parse_case(instrs, pos, copies, scan=None):
     """One case from ``pos``. With ``copies`` the case tests a copy of the subject and
     leaves the subject for the next case: returns (Case, next case index). Without, it
     consumes the subject: returns (Case, where a failure goes or None, saw MATCH_*)."""
@@ -259,7 +260,7 @@ def _parse_case(instrs, pos, copies):
             raise NotAMatch("a store where a guard would start")
         if instrs[end].opname != "POP_TOP":
             guard = end
-            j = _guard_end(instrs, end, fail)
+            j = _guard_end(instrs, end, fail, scan)
             if fail is None:
                 fail = instrs[j - 1].target
             end = j
@@ -276,17 +277,50 @@ def _refutable(node):
     return any(_refutable(a) for a in node.alts or ())
 
 
-def _guard_end(instrs, start, fail):
+_GUARD_JUMPS = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+
+
+def _guard_candidate(instrs, j):
+    return instrs[j].opname == "POP_TOP" and instrs[j - 1].opname in _GUARD_JUMPS
+
+
+def _guard_stop(ins):
+    return ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "FOR_ITER") or (
+        ins.opname.startswith(("STORE_", "DELETE_", "SETUP_")) and ins.opname not in STORES)
+
+
+class _GuardScan:
+    """For ``_guard_end``: from each index, the next one where its scan can end (a
+    candidate POP_TOP or an instruction that stops it), computed once per instruction list
+    on first use (a scan over long straight code, as in Dynamo's, is then not repeated
+    from every ``COPY 1``)."""
+
+    def __init__(self, instrs):
+        self.instrs = instrs
+        self._next = None
+
+    def next_event(self, j):
+        if self._next is None:
+            instrs = self.instrs
+            nxt = [len(instrs)] * (len(instrs) + 1)
+            for k in range(len(instrs) - 1, 0, -1):
+                event = _guard_candidate(instrs, k) or _guard_stop(instrs[k])
+                nxt[k] = k if event else nxt[k + 1]
+            self._next = nxt
+        return self._next[j]
+
+
+def _guard_end(instrs, start, fail, scan=None):
     """Index of the POP_TOP (of the subject) right after a guard's last jump to ``fail``."""
     j = start + 1
     while j < len(instrs):
-        ins = instrs[j]
-        prev = instrs[j - 1]
-        if (ins.opname == "POP_TOP" and prev.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
-                and (fail is None or prev.target == fail)):
+        if scan is not None:
+            j = scan.next_event(j)  # (the instructions skipped neither end nor stop the scan)
+            if j >= len(instrs):
+                break
+        if _guard_candidate(instrs, j) and (fail is None or instrs[j - 1].target == fail):
             return j
-        if ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP", "FOR_ITER") or (
-                ins.opname.startswith(("STORE_", "DELETE_", "SETUP_")) and ins.opname not in STORES):
+        if _guard_stop(instrs[j]):
             break
         j += 1
     raise NotAMatch("no guard")

@@ -11,6 +11,8 @@ is one (``stackops``). ``run`` adds where it happened and converts no other exce
 a KeyError or IndexError out of a handler is a bug in it, not a reading that failed.
 """
 import ast
+from itertools import compress, repeat
+from operator import is_
 
 from ..mismatch import Mismatch
 from ...bytecode import versions as V
@@ -59,6 +61,11 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         # id(value) -> value of a `return` in a try body, on the stack past the protected
         # range while the finally body's copy runs (a break/continue there drops it)
         self.pending_returns = {}
+        # id(value) -> value of stack values ``flush`` found settled (or starred): they stay
+        # so (a node's kind does not change and a TEMP fact is never taken back), and a
+        # deep stack is flushed again at every statement
+        self._settled = {}
+        self._clean, self._clean_names = [], set()  # what the last flush left (_clean_prefix)
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
@@ -153,17 +160,26 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                                    "DELETE_SUBSCR") else None
         rebound = set(rebound) | {rebinds}
         keep = self._OPERANDS.get(ins.opname, 0) if ins is not None else 0
-        for i, value in enumerate(stack[:len(stack) - keep] if keep else stack):
+        items = stack[:len(stack) - keep] if keep else stack
+        known = self._settled
+        start = self._clean_prefix(items, rebound)
+        skipped = set(self._clean_names) if start else set()
+        for i in range(start, len(items)):  # (replacing stack items keeps their number)
+            value = items[i]
+            if known.get(id(value)) is value:
+                continue
             if self.settled(value) or isinstance(value, (ast.Starred,)):
+                known[id(value)] = value
                 continue
             if isinstance(value, ast.Name) and value.id not in rebound and \
                     value.id in self.code.co_varnames and value.id not in self.cellnames:
+                skipped.add(value.id)
                 continue  # a local only this frame can change (globals and cells can change in calls)
             tmp = self.new_temp()
             out.append(ast.Assign(targets=[name(tmp, ast.Store())], value=value))
-            for j in range(i, len(stack)):
-                if stack[j] is value:
-                    stack[j] = self.temp_ref(tmp)
+            for j in list(compress(range(i, len(stack)), map(is_, stack[i:], repeat(value)))):
+                stack[j] = self.temp_ref(tmp)
+        self._clean, self._clean_names = stack[:len(items)], skipped
         self._base = len(stack)
 
     def new_temp(self):
@@ -177,6 +193,20 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         ref = name(tmp)
         facts.note(ref, Fact.TEMP, True)
         return ref
+
+    def _clean_prefix(self, items, rebound):
+        """How many values at the bottom of ``items`` are the ones the last flush left
+        (by identity): each of them was settled, starred or a local variable's read, so
+        the loop above would pass it again, unless a name in ``rebound`` is one of those
+        variables (then 0). A deep stack is thus not walked again at every statement."""
+        clean = self._clean
+        if not clean or not rebound.isdisjoint(self._clean_names):
+            return 0
+        same = list(map(is_, items, clean))  # (as long as the shorter)
+        try:
+            return same.index(False)
+        except ValueError:
+            return len(same)
 
     _DISPLAY_OF = {"LIST_EXTEND": ast.List, "SET_UPDATE": ast.Set, "DICT_UPDATE": ast.Dict,
                    "DICT_MERGE": ast.Dict}

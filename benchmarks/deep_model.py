@@ -1,0 +1,241 @@
+"""Compile-time overhead of ``depyf.prepare_debug`` on models of real depth.
+
+A transformers ``LlamaForCausalLM`` from a config with tiny widths (hidden size 16, random
+weights, never downloaded) and real depth (``--layers``, default 8, 32 and 64): Dynamo
+compiles its ``forward`` into one transformed code object whose size grows with the depth,
+so depyf's own work on that code object (decompiling, folding, proving) must grow no
+faster than linearly with a small constant. For each depth and backend, runs ``--runs``
+fresh processes with plain ``torch.compile`` and as many with ``prepare_debug`` around it,
+alternating, each with its own empty ``TORCHINDUCTOR_CACHE_DIR`` and
+``TORCHINDUCTOR_COMPILE_THREADS=1``. A process imports torch, depyf and transformers and
+builds the model first, then times one forward under ``torch.compile`` (compiling and
+running), for depyf including entering and leaving the ``with`` block. Prints the medians
+and their ratio (``cpu``: the ratio of the medians of the processes' CPU time, steadier
+on a loaded machine), the load average, and for the depyf processes the median of depyf's own
+time (its bytecode hook) per transformed code object against the code object's
+instruction count, with the slope (ms per 1000 instructions) over every depth.
+Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
+
+    python benchmarks/deep_model.py                       # 8,32,64 layers; eager, aot_eager, inductor
+    python benchmarks/deep_model.py --layers 32 --backends eager --runs 5
+    python benchmarks/deep_model.py --layers 1 --runs 1 --backends eager   # smoke test
+    python benchmarks/deep_model.py --layers 32 --backends eager --against main   # before/after
+    python benchmarks/deep_model.py --profile 32 eager    # cProfile depyf's hook in one process
+"""
+import argparse
+import collections
+import contextlib
+import dis
+import functools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGETS = {"eager": 1.10, "aot_eager": 1.10, "inductor": 1.05}
+
+
+def build(layers):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=layers,
+                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=32)
+    return LlamaForCausalLM(cfg).eval(), torch.randint(0, 64, (2, 8))
+
+
+def _hook_timer(per_code):
+    """Time depyf's bytecode hook per transformed code object: [(name, instructions, s)]."""
+    from depyf.torch_debug import transformed_code
+
+    cls = transformed_code.TransformedCodeHook
+    real = cls.__call__
+
+    @functools.wraps(real)
+    def timed(self, code, new_code):
+        start = time.perf_counter()
+        try:
+            return real(self, code, new_code)
+        finally:
+            per_code.append((code.co_name, len(list(dis.get_instructions(new_code))),
+                             time.perf_counter() - start))
+
+    cls.__call__ = timed
+
+
+def timed_run(layers, backend, use_depyf, dump_dir, profiler=None):
+    import torch
+    import torch._dynamo  # noqa: F401  (imported before timing)
+
+    import depyf
+
+    model, ids = build(layers)
+    per_code = []
+    if use_depyf:
+        _hook_timer(per_code)
+    ctx = depyf.prepare_debug(dump_dir) if use_depyf else contextlib.nullcontext()
+    if profiler is not None:
+        profiler.enable()
+    start, cpu = time.perf_counter(), time.process_time()
+    with ctx:
+        torch.compile(model, backend=backend)(input_ids=ids)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    if profiler is not None:
+        profiler.disable()
+    return seconds, cpu, per_code
+
+
+def profile(layers, backend, top):
+    """cProfile one prepare_debug process, printing depyf's functions by cumulative time."""
+    import cProfile
+    import pstats
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmp, "inductor")
+        os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        prof = cProfile.Profile()
+        seconds, _, per_code = timed_run(layers, backend, True, os.path.join(tmp, "dump"), prof)
+    print("%d layers/%s with prepare_debug: %.3f s under cProfile; hook: %s" % (
+        layers, backend, seconds, ", ".join("%s %d instr %.3f s" % c for c in per_code)))
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(r"depyf", top)
+
+
+def measure(layers, backend, use_depyf, code_root=REPO):
+    """One fresh process; ``code_root``: the folder whose ``depyf`` it imports."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
+                   TORCHINDUCTOR_COMPILE_THREADS="1",
+                   PYTHONPATH=code_root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        proc = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--child", str(layers), backend,
+             "1" if use_depyf else "0", os.path.join(tmp, "dump")],
+            env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr[-2000:])
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _load():
+    try:
+        return "%.2f" % os.getloadavg()[0]
+    except OSError:
+        return "?"
+
+
+def slope(points):
+    """Least-squares slope of seconds against instructions, in ms per 1000 instructions."""
+    if len({n for n, _ in points}) < 2:
+        return None
+    mx = statistics.mean(n for n, _ in points)
+    my = statistics.mean(s for _, s in points)
+    num = sum((n - mx) * (s - my) for n, s in points)
+    den = sum((n - mx) ** 2 for n, _ in points)
+    return 1e6 * num / den
+
+
+def run_config(layers, backend, runs, points, against=None):
+    """One row: plain and depyf processes alternating; the per-code hook times. With
+    ``against`` (rev, folder of its depyf), that version's processes alternate too and get
+    a row of their own."""
+    plain, dumped, plain_cpu, dumped_cpu = [], [], [], []
+    other, other_cpu, other_hook = [], [], []
+    per_code = collections.defaultdict(list)  # (order, name, instructions) -> [s]
+    for _ in range(runs):
+        result = measure(layers, backend, False)
+        plain.append(result["seconds"])
+        plain_cpu.append(result["cpu"])
+        if against is not None:
+            result = measure(layers, backend, True, against[1])
+            other.append(result["seconds"])
+            other_cpu.append(result["cpu"])
+            other_hook.append(sum(s for _, _, s in result["per_code"]))
+        result = measure(layers, backend, True)
+        dumped.append(result["seconds"])
+        dumped_cpu.append(result["cpu"])
+        for i, (name, instructions, seconds) in enumerate(result["per_code"]):
+            per_code[(i, name, instructions)].append(seconds)
+    p, d = statistics.median(plain), statistics.median(dumped)
+    pc, dc = statistics.median(plain_cpu), statistics.median(dumped_cpu)
+    codes = []
+    for (_, name, instructions), times in sorted(per_code.items()):
+        codes.append((name, instructions, statistics.median(times)))
+        points.append((instructions, statistics.median(times)))
+    hook = sum(s for _, _, s in codes)
+    print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  %s" % (
+        layers, backend, runs, p, d, d / p, dc / pc, hook,
+        "; ".join("%s %d instr %.0f ms" % (n, i, 1e3 * s) for n, i, s in codes)), flush=True)
+    if against is not None:
+        o, oc = statistics.median(other), statistics.median(other_cpu)
+        print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  (depyf of %s)" % (
+            layers, backend, runs, p, o, o / p, oc / pc, statistics.median(other_hook), against[0]),
+            flush=True)
+    return d / p
+
+
+def extract(rev, folder):
+    """``rev``'s ``depyf`` package, extracted into ``folder`` (returned); ``rev`` may also
+    be a folder that holds a ``depyf`` package (a copy where git is not at hand)."""
+    if os.path.isdir(os.path.join(rev, "depyf")):
+        return os.path.abspath(rev)
+    archive = subprocess.run(["git", "-C", REPO, "archive", rev, "depyf"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+    return folder
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--layers", default="8,32,64", help="comma-separated depths (default 8,32,64)")
+    parser.add_argument("--backends", default="eager,aot_eager,inductor")
+    parser.add_argument("--runs", type=int, default=5, help="processes per depth, backend and mode (5)")
+    parser.add_argument("--inductor-layers", default="32",
+                        help="depths run with inductor (default 32: its compiles are long)")
+    parser.add_argument("--against", metavar="REV",
+                        help="also time the depyf of git revision REV (or of the folder REV/depyf), "
+                             "alternating (a row each)")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--profile", nargs=2, metavar=("LAYERS", "BACKEND"))
+    parser.add_argument("--top", type=int, default=40, help="rows of --profile")
+    args = parser.parse_args()
+    if args.child:
+        layers, backend, use, dump = args.child
+        seconds, cpu, per_code = timed_run(int(layers), backend, use == "1", dump)
+        print(json.dumps({"seconds": seconds, "cpu": cpu, "per_code": per_code}))
+        return
+    if args.profile:
+        profile(int(args.profile[0]), args.profile[1], args.top)
+        return
+    import torch
+
+    depths = [int(x) for x in args.layers.split(",")]
+    inductor_depths = [int(x) for x in args.inductor_layers.split(",")]
+    print("torch %s, Python %s, %d CPUs, load %s; LlamaForCausalLM (hidden 16); medians over "
+          "fresh processes (plain and prepare_debug alternating)" % (
+              torch.__version__, sys.version.split()[0], os.cpu_count(), _load()))
+    print("%6s %-9s %4s %10s %10s %7s %7s %9s  %s" % (
+        "layers", "backend", "runs", "plain (s)", "depyf (s)", "ratio", "cpu", "hook (s)",
+        "depyf's hook per code object"))
+    points, verdicts = [], []
+    against = None
+    if args.against:
+        against = (args.against, extract(args.against, tempfile.mkdtemp(prefix="depyf-against-")))
+    for backend in args.backends.split(","):
+        for layers in depths:
+            if backend == "inductor" and layers not in inductor_depths and len(depths) > 1:
+                continue
+            ratio = run_config(layers, backend, args.runs, points, against)
+            target = TARGETS.get(backend)
+            verdicts.append("%d layers %s: %.2f (target <= %s: %s)" % (
+                layers, backend, ratio, target, "met" if target and ratio <= target else "NOT met"))
+    s = slope(points)
+    print("hook time against instructions: %s; load %s" % (
+        "%.2f ms per 1000 instructions" % s if s is not None else "one size only", _load()))
+    print("\n".join(verdicts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""``benchmarks/deep_model.py`` at its smallest size (one layer, one process per mode,
+eager), so that the script cannot rot between the runs that use it: the table row, the
+per-code hook times and the verdict are printed."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from support import REPO
+
+pytest.importorskip("transformers")
+
+
+def test_deep_model_benchmark_smallest_size():
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, os.path.join(REPO, "benchmarks", "deep_model.py"), "--layers", "1",
+         "--runs", "1", "--backends", "eager"],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    row = next(line for line in lines if line.split()[:2] == ["1", "eager"])
+    plain, dumped, ratio = (float(x) for x in row.split()[3:6])
+    assert plain > 0 and dumped > 0 and abs(ratio - dumped / plain) < 0.01
+    assert "wrapper" in row and " instr " in row  # the hook timed the transformed forward
+    assert any(line.startswith("1 layers eager: ") for line in lines), lines
+    assert any(line.startswith("hook time against instructions:") for line in lines), lines
