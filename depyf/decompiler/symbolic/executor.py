@@ -16,7 +16,7 @@ from ..mismatch import Mismatch
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
-from .markers import Marker
+from .markers import Marker, UnpackSlot
 from .exprs import (INF, const, is_literal, name)
 from .numbers import number_expr
 from .loads_stores import LoadsStores
@@ -165,6 +165,25 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                     stack[j] = ref
         self._base = len(stack)
 
+    def bind_unpacked(self, stack, out):
+        """Temporaries mode: items of an unpacking still on the stack when something other
+        than a store takes them (Dynamo before 2.5 tests or passes a graph output that
+        UNPACK_SEQUENCE left there) are the unpacking's remaining targets, temporaries:
+        `x, __temp_1 = f(a)` then `if __temp_1:`. The topmost item is the next target."""
+        if not self.temps or not any(isinstance(v, UnpackSlot) for v in stack):
+            return
+        for i in range(len(stack) - 1, -1, -1):
+            slot = stack[i]
+            if not isinstance(slot, UnpackSlot):
+                continue
+            self._ntemps += 1
+            tmp = "%s%d" % (self.temp_prefix, self._ntemps)
+            ref = name(tmp)
+            facts.note(ref, Fact.TEMP, True)
+            stack[i] = ref
+            self._assign(name(tmp, ast.Store()), slot, stack, out)
+        self._base = len(stack)
+
     _DISPLAY_OF = {"LIST_EXTEND": ast.List, "SET_UPDATE": ast.Set, "DICT_UPDATE": ast.Dict,
                    "DICT_MERGE": ast.Dict}
 
@@ -187,6 +206,8 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         if handlers is None:
             handlers = _HANDLERS[type(self)] = {}
         for ins in instrs:
+            if self.temps and not self._continues_group(ins) and ins.opname != "POP_TOP":
+                self.bind_unpacked(stack, out)
             if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack):
                 self.flush(stack, out, ins)
             in_target = None
@@ -231,6 +252,7 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 while k < len(stack) and stack[k] is before[k]:
                     k += 1
                 self._base = k
+        self.bind_unpacked(stack, out)  # the block's end test or the next block takes them
 
 
 _HANDLERS = {}  # executor class -> {opname: its ``op_<opname>`` function}
