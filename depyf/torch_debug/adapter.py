@@ -284,6 +284,9 @@ class TraceSubscription:
 
     def attach(self):
         outer = self
+        if _resolve("torch._logging.trace_structured") is None:  # torch 2.2 and older
+            missing("structured trace (torch._logging.trace_structured)",
+                    "no graph, kernel, graph-break or compile-time files are written")
 
         class _Handler(logging.Handler):
             def emit(self, record):

@@ -179,3 +179,20 @@ def test_file_and_def_names_of_lambdas_and_comprehensions_are_identifiers():
     assert name_part("<dictcomp>") == "dictcomp"
     assert name_part("forward") == "forward"
     assert ("__transformed_code_0_for_%s" % name_part("<lambda>")).isidentifier()
+
+
+def test_a_torch_without_the_structured_trace_is_warned_about(monkeypatch):
+    """torch 2.2 has no torch._logging.trace_structured: no graph files, said once."""
+    import warnings
+
+    from depyf.torch_debug import adapter
+
+    real = adapter._resolve
+    monkeypatch.setattr(adapter, "_resolve", lambda dotted: None if dotted == "torch._logging.trace_structured" else real(dotted))
+    monkeypatch.setattr(adapter, "_warned", set())
+    subscription = adapter.TraceSubscription(lambda *args: None, ["dynamo_output_graph"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        subscription.attach()
+    subscription.detach()
+    assert any("no structured trace" in str(w.message) for w in caught)
