@@ -87,19 +87,23 @@ class Decompiler:
         if modules.is_module(self.code):
             text, self.verdict = modules.module_source(self.code, indentation, allow_unproven)
             return text
-        refused = []
+        refused, first = [], None
         for reading in READINGS:
             try:
                 text, where, bindings = self._read(given, temp_prefix, reading, indentation)
                 verdict = prove(self.code, text, where, bindings, self.fixed_globals)
-            except Mismatch:
-                if reading is None:
-                    raise  # the public error says what the first reading met
-                continue  # this reading does not fit the bytecode at all
+            except Mismatch as err:
+                # this reading does not fit the bytecode at all (an internal value its
+                # printing met: Dynamo's unpacked items left on the stack, which only the
+                # temporaries reading binds); the public error says what the first met
+                first = first or err
+                continue
             if verdict:
                 self.bindings, self.verdict = bindings, verdict
                 return text
             refused.append((text, bindings, verdict))
+        if not refused:
+            raise first
         text, bindings, verdict = refused[0]
         self.bindings, self.verdict = bindings, verdict
         if allow_unproven:

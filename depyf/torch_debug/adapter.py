@@ -22,6 +22,7 @@ What is used, and why:
 * ``torch.fx.graph_module._exec_with_source`` -- where FX compiles the source of a
   GraphModule; wrapped so that graph code can be linked to its dump file for debuggers.
 * ``torch._guards.CompileContext`` -- the compile id of the frame being compiled.
+* ``torch._dynamo.trace_rules.add`` -- debug() has Dynamo skip debugpy's own frames.
 * the locals of Dynamo's ``_compile`` frame (found by walking the stack from the bytecode
   hook, checked to be converting exactly the hook's code) -- the globals, backend and
   argument values (``self``) of the frame being compiled.
@@ -283,6 +284,9 @@ class TraceSubscription:
 
     def attach(self):
         outer = self
+        if _resolve("torch._logging.trace_structured") is None:  # torch 2.2 and older
+            missing("structured trace (torch._logging.trace_structured)",
+                    "no graph, kernel, graph-break or compile-time files are written")
 
         class _Handler(logging.Handler):
             def emit(self, record):
@@ -503,6 +507,30 @@ def dispatch_keys_for_guard(tensor):
 # ---------------------------------------------------------------------------------------
 # Logging, distributed, eval frame
 # ---------------------------------------------------------------------------------------
+
+
+_DEBUGGER_PACKAGES = ("debugpy", "pydevd")  # debugpy's pydevd is vendored inside it
+
+
+def skip_debugger_frames():
+    """Tell Dynamo to leave the debugger's own code alone (``torch._dynamo.trace_rules.add``):
+    a debugger stopped in running dumped code calls its helpers from the trace function,
+    inside the compiled frame, and Dynamo 2.4 tries to compile them (debugpy's variable
+    view then shows an InternalTorchDynamoError instead of the locals). pdb is in the
+    stdlib, which Dynamo always skips. Only for debugger packages already imported."""
+    add = _resolve("torch._dynamo.trace_rules.add")
+    loaded = [name for name in _DEBUGGER_PACKAGES if name in sys.modules]
+    if not loaded:
+        return
+    if add is None:
+        missing("torch._dynamo.trace_rules.add",
+                "a debugger's own frames may be compiled by Dynamo while it inspects a dump file")
+        return
+    for name in loaded:
+        try:
+            add(name)
+        except Exception:
+            pass
 
 
 def bytecode_logger():

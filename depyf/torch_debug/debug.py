@@ -4,6 +4,7 @@ import os
 import pdb
 import sys
 
+from . import adapter
 from .prepare import DumpContext, capture
 from .session import registry
 
@@ -32,6 +33,7 @@ def _debug():
             "depyf.debug() replays the dump of an earlier `with depyf.prepare_debug(dir):` "
             "block in this process; run one first."
         )
+    adapter.skip_debugger_frames()
     with capture(session.root, func="debug"), _pdb_finds_dump_files(session.dir):
         sys.stderr.write(
             "depyf: paused so you can set breakpoints in the files of %s (start with "

@@ -210,3 +210,20 @@ def test_input_specs_read_from_the_def_line_are_the_parsed_ones():
     assert graph_runner.input_specs(printouts[0]) == [("L_x_", "f32[10][1]cpu"), ("s0", "Sym(s0)")]
     assert graph_runner.input_specs(printouts[2]) == [("b", "i64[3][1]cpu"), ("c", "f32[1][1]cpu")]
     assert graph_runner.input_specs(printouts[4]) is None
+
+
+def test_a_torch_without_the_structured_trace_is_warned_about(monkeypatch):
+    """torch 2.2 has no torch._logging.trace_structured: no graph files, said once."""
+    import warnings
+
+    from depyf.torch_debug import adapter
+
+    real = adapter._resolve
+    monkeypatch.setattr(adapter, "_resolve", lambda dotted: None if dotted == "torch._logging.trace_structured" else real(dotted))
+    monkeypatch.setattr(adapter, "_warned", set())
+    subscription = adapter.TraceSubscription(lambda *args: None, ["dynamo_output_graph"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        subscription.attach()
+    subscription.detach()
+    assert any("no structured trace" in str(w.message) for w in caught)
