@@ -14,7 +14,7 @@ def _read(name):
 
 def test_pyproject_torch_bound_is_the_tested_lower_bound():
     bound = re.search(r'^TORCH_LOWER_BOUND = "([0-9.]+)"', _read("noxfile.py"), re.M).group(1)
-    extra = re.search(r'^torch = \["torch>=([0-9.]+)"\]', _read("pyproject.toml"), re.M).group(1)
+    extra = re.search(r'^torch = \["torch>=([0-9.]+)"', _read("pyproject.toml"), re.M).group(1)
     assert extra == bound
     releases = re.search(r"^TORCH_RELEASES = \[(.*?)\]", _read("noxfile.py"), re.M | re.S).group(1)
     assert '"%s"' % bound in releases

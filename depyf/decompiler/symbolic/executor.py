@@ -234,6 +234,10 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
                 unpack_temps.step(self, ins, stack, out, handlers)
             else:
                 self.step(ins, stack, out, handlers)
+        if self.temps and self.pending_unpacks:
+            # items left for the block's end to take (Dynamo before torch 2.5 tests one
+            # by the jump, or returns it): temporaries too
+            unpack_temps.bind_pending(self, self.pending_unpacks, stack, out)
 
     def step(self, ins, stack, out, handlers):
         """Execute one instruction (``run``)."""
