@@ -60,8 +60,11 @@ _EXITS = frozenset(("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"))
 
 def _is_exit(ins):
     """A `return`, a re-raise, or a `raise` without an operand (which re-raises whichever
-    exception is being handled there): the statements whose copies are joined."""
-    return ins.opname in _EXITS and (ins.opname != "RAISE_VARARGS" or ins.arg == 0)
+    exception is being handled there): the statements whose copies are joined. 3.10+
+    also pastes a small block that raises a new exception in place of a jump to it
+    (`break` out of a loop from an except clause, to a `raise E` after the loop)."""
+    return ins.opname in _EXITS and (ins.opname != "RAISE_VARARGS" or ins.arg == 0 or
+                                     V.EXIT_BLOCKS_COPIED)
 
 
 def copied_return_starts(instrs, leaders):
@@ -204,7 +207,7 @@ def merge_duplicate_exits(cfg):
         for bid in cfg.order:
             blk = cfg.blocks[bid]
             pasted = _after_pop_block(cfg, blk)
-            if bid in alias or len(blk.instrs) > 4 and not pasted:
+            if bid in alias or _size(blk) > 4 and not pasted:
                 continue
             if not V.KEEPS_DEAD_JUMPS and [i.opname for i in blk.instrs] == ["POP_EXCEPT", "JUMP"]:
                 key = _clause_end_key(cfg, blk, alias, facts)
@@ -238,6 +241,12 @@ def merge_duplicate_exits(cfg):
             else:
                 seen[key] = bid
     return alias
+
+def _size(blk):
+    """The size of a block as the compiler counts it for a copy (3.12+: the NULL a
+    LOAD_GLOBAL pushes for a call is one instruction with it)."""
+    return len(blk.instrs) - (blk.instrs[0].opname == "PUSH_NULL")
+
 
 def _after_pop_block(cfg, blk):
     """3.10: whether ``blk`` may be part of a block the compiler pasted, whole, after each

@@ -1,0 +1,21 @@
+"""Shapes from the standard library modules that CPython's own tests judge
+(``python -m depyf.verify.cpython_tests --mode library``) and that were refused or read
+wrongly (one case per shape, named after where it was found)."""
+from ._harness import case
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0), ([5, 6], 6, 1), ([5, 6], 5, 1))
+def break_from_except_to_raise_after_loop(seq, value, start=0):
+    """_collections_abc.Sequence.index: 3.10+ pastes the `raise` after the loop in place
+    of the `break` of the except clause (after its POP_EXCEPT): a `break`, not a `raise`
+    inside the clause (which would chain the IndexError)."""
+    i = start
+    while i < 10:
+        try:
+            v = seq[i]
+        except IndexError:
+            break
+        if v is value or v == value:
+            return i
+        i += 1
+    raise ValueError(value)

@@ -1,0 +1,47 @@
+"""Layout snippets of the shapes found by CPython's own tests in library mode
+(``tests/corpus/library_shapes.py``): each, decompiled and compiled again, must give the
+same normalized bytecode as the original (as in ``test_layout_roundtrip``)."""
+import sys
+import textwrap
+
+import pytest
+
+import depyf
+from depyf.equivalence.normalize import first_difference, normalize
+
+SNIPPETS = {
+    # 3.10+: the `raise` after the loop pasted in place of the `break` (after POP_EXCEPT)
+    "break_from_except_to_raise_after_loop": '''
+        def f(seq, value):
+            i = 0
+            while i < 10:
+                try:
+                    v = seq[i]
+                except IndexError:
+                    break
+                if v == value:
+                    return i
+                i += 1
+            raise ValueError
+    ''',
+}
+
+# the snippets whose syntax needs a newer Python than 3.8
+MIN_PYTHON = {}
+
+
+def _function(source):
+    ns = {}
+    exec(compile(textwrap.dedent(source), "<layout>", "exec"), ns)
+    return ns["f"]
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_round_trip_gives_the_same_bytecode(name):
+    if sys.version_info < MIN_PYTHON.get(name, (3,)):
+        pytest.skip("needs Python %d.%d" % MIN_PYTHON[name])
+    fn = _function(SNIPPETS[name])
+    text = depyf.decompile(fn)
+    again = _function(text)
+    diff = first_difference(normalize(fn.__code__), normalize(again.__code__))
+    assert diff is None, "%s\n%s" % (diff.detail, text)
