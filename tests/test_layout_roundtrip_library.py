@@ -24,6 +24,15 @@ SNIPPETS = {
                 i += 1
             raise ValueError
     ''',
+    # 3.10+: the `raise` after the try pasted after the clause's POP_EXCEPT (its only copy)
+    "raise_after_try_pasted_after_except_clause": '''
+        def f(it):
+            try:
+                return next(it)
+            except StopIteration:
+                pass
+            raise LookupError
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

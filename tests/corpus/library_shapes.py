@@ -19,3 +19,16 @@ def break_from_except_to_raise_after_loop(seq, value, start=0):
             return i
         i += 1
     raise ValueError(value)
+
+
+@case(([1],), ([],))
+def raise_after_try_pasted_after_except_clause(items):
+    """unittest.mock._AsyncIterator.__anext__: the try body returns, so 3.10+ pastes the
+    `raise` after the try statement right after the except clause's POP_EXCEPT, its only
+    way there: a statement after the try, not a `raise` inside the clause."""
+    it = iter(items)
+    try:
+        return next(it)
+    except StopIteration:
+        pass
+    raise LookupError

@@ -114,7 +114,7 @@ _NOT_JUMPS = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL
 
 def clause_tail_starts(instrs, leaders):
     """3.10+: where the code after a try statement starts that the compiler pasted, as a
-    small exit block (up to a return), right after the end of an except clause (its
+    small exit block (up to a return or a `raise E`), right after the end of an except clause (its
     POP_EXCEPT and the clean-up of its `as` name) in place of the jump to it (the only
     way there: the try body returns). A `return` of the clause itself, whose value waits
     on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
@@ -136,11 +136,16 @@ def clause_tail_starts(instrs, leaders):
         while r < len(instrs) and instrs[r].target is None and instrs[r].opname not in TERMINATORS and \
                 (r == k or r not in leaders):
             r += 1
-        if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
+        if r < len(instrs) and _tail_end(instrs[r]) and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
                 instrs[k].opname != "POP_TOP" and _copies(instrs, k, r) == 1:
             starts.append(k)
     return starts
+
+
+def _tail_end(ins):
+    """The end of a small exit block: a return, or a `raise` of a new exception."""
+    return ins.opname == "RETURN_VALUE" or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
 
 
 def _copies(instrs, k, r):
@@ -149,7 +154,7 @@ def _copies(instrs, k, r):
     sig = lambda a, b: [(i.opname, i.arg, i.line) for i in instrs[a:b + 1]]
     want = sig(k, r)
     n = r - k
-    return sum(1 for ins in instrs if ins.opname == "RETURN_VALUE" and ins.index >= n and
+    return sum(1 for ins in instrs if _tail_end(ins) and ins.index >= n and
                sig(ins.index - n, ins.index) == want)
 
 
