@@ -33,6 +33,11 @@ SNIPPETS = {
                 pass
             raise LookupError
     ''',
+    # 3.11+: `'%s.%s' % (a, b)` compiles as an f-string: `f'%s.%s' % (a, b)` does not
+    "percent_format_on_an_fstring": '''
+        def f(a, b):
+            return f'%s.%s' % (a, b), '%s.%r' % (a, b), f'%d' % (a,)
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

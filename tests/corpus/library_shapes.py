@@ -32,3 +32,15 @@ def raise_after_try_pasted_after_except_clause(items):
     except StopIteration:
         pass
     raise LookupError
+
+
+class _Named:
+    __qualname__ = "Named"
+
+
+@case(("a",), ("x.y",))
+def percent_format_on_an_fstring(attrname):
+    """unittest.loader.TestLoader.getTestCaseNames: 3.11+ compiles `'%s.%s' % (a, b)`
+    as an f-string, so a `%` kept with such a format had an f-string on its left."""
+    c = _Named
+    return f'%s.%s.%s' % (c.__module__, c.__qualname__, attrname), '%s-%r' % (c.__qualname__, attrname)
