@@ -38,6 +38,22 @@ SNIPPETS = {
         def f(a, b):
             return f'%s.%s' % (a, b), '%s.%r' % (a, b), f'%d' % (a,)
     ''',
+    # 3.10+: the return pasted into the except clause of the finally body's copy
+    "return_from_except_through_finally_with_try": '''
+        def f(temp):
+            try:
+                try:
+                    proc = temp.popen()
+                except OSError:
+                    return None
+                trace = proc.read()
+            finally:
+                try:
+                    temp.close()
+                except FileNotFoundError:
+                    pass
+            return trace
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -44,3 +44,39 @@ def percent_format_on_an_fstring(attrname):
     as an f-string, so a `%` kept with such a format had an f-string on its left."""
     c = _Named
     return f'%s.%s.%s' % (c.__module__, c.__qualname__, attrname), '%s-%r' % (c.__qualname__, attrname)
+
+
+class _Temp:
+    def __init__(self, log, fail):
+        self.log, self.fail = log, fail
+
+    def popen(self):
+        if self.fail == "open":
+            raise OSError("no")
+        return "proc"
+
+    def close(self):
+        self.log.append("close")
+        if self.fail == "close":
+            raise FileNotFoundError("gone")
+
+
+@case(("",), ("open",), ("close",))
+def return_from_except_through_finally_with_try(fail):
+    """ctypes.util._findLib_gcc: the `return` of an except clause runs the finally
+    body, a try statement, on its way out; 3.10+ pastes the return into that copy's
+    except clause too: the copy is still the finally body's."""
+    log = []
+    temp = _Temp(log, fail)
+    try:
+        try:
+            proc = temp.popen()
+        except OSError:
+            return None
+        log.append(proc)
+    finally:
+        try:
+            temp.close()
+        except FileNotFoundError:
+            pass
+    return log
