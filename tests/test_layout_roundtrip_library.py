@@ -54,6 +54,23 @@ SNIPPETS = {
                     pass
             return trace
     ''',
+    # a constant return inside nested withs (the suppressing path falls out), and after
+    # the inner one (the suppressing path goes on to it)
+    "constant_return_inside_nested_withs": '''
+        def f(a, b, x):
+            with a, b:
+                if x:
+                    return False
+                return True
+    ''',
+    "constant_return_after_inner_with": '''
+        def f(a, b, x):
+            with a:
+                with b:
+                    if x:
+                        return False
+                return True
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -1,7 +1,7 @@
 """Shapes from the standard library modules that CPython's own tests judge
 (``python -m depyf.verify.cpython_tests --mode library``) and that were refused or read
 wrongly (one case per shape, named after where it was found)."""
-from ._harness import case
+from ._harness import case, CM
 
 
 @case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0), ([5, 6], 6, 1), ([5, 6], 5, 1))
@@ -80,3 +80,36 @@ def return_from_except_through_finally_with_try(fail):
         except FileNotFoundError:
             pass
     return log
+
+
+@case((0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (3, 0))
+def constant_return_inside_nested_withs(stop, suppress):
+    """filecmp._do_cmp: `return True` inside two withs runs both exits before it, as a
+    return after the inner with does; where the inner exit suppresses an exception, the
+    code goes on after the inner with (here: falls out, None), not to the return."""
+    log = []
+    with CM(log, "a"), CM(log, "b", suppress=suppress):
+        while True:
+            log.append(stop)
+            if stop == 1:
+                return False, log
+            if stop == 2:
+                raise KeyError(stop)
+            if stop != 3:
+                return True
+            stop = 2
+
+
+@case((0, 0), (1, 1), (2, 1))
+def constant_return_after_inner_with(stop, suppress):
+    """The other reading: the return after the inner with, where a suppressed exception
+    of the inner body goes on too."""
+    log = []
+    with CM(log, "a"):
+        with CM(log, "b", suppress=suppress):
+            if stop == 1:
+                raise KeyError(stop)
+            if stop == 2:
+                return False
+            log.append(stop)
+        return True
