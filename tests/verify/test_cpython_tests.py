@@ -194,3 +194,18 @@ def test_refusal_causes_group_alike_reasons():
     b = report.cause("cannot decompile function 'g', instruction LOAD_FAST at offset 12, "
                      "Python 3.11: a branch while a value waits on the stack (no reading)")
     assert a == b == "a branch while a value waits on the stack"
+
+
+@needs_children
+def test_the_fast_library_subset_changes_nothing(tmp_path):
+    """The CI subset of library mode (``--ci``: a few small modules under their own
+    CPython tests): every module proven, every test's outcome the same as on the
+    original text. The whole run: docs/cpython-tests.md."""
+    from depyf.verify.cpython_tests import run, targets
+    result = run("library", ci=True, options=Options(per_test=60.0, timeout=300.0),
+                 workroot=str(tmp_path))
+    assert [m["name"] for m in result["modules"]] == list(targets.CI["library"])
+    totals = result["totals"]
+    assert totals["proven"] == totals["modules"], report.format_table(result)
+    assert totals["changed"] == 0 and totals["harness_problems"] == 0, report.format_table(result)
+    assert totals["same"] > 0 and not report.failed(result["modules"]), report.format_table(result)
