@@ -71,6 +71,11 @@ SNIPPETS = {
                         return False
                 return True
     ''',
+    # (3.8) escapes in the text of an f-string
+    "fstring_text_with_escapes": '''
+        def f(c):
+            return f'{c:X}\\r\\n', f'{c}\\t\\x00\\\\x{{}}'
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -113,3 +113,11 @@ def constant_return_after_inner_with(stop, suppress):
                 return False
             log.append(stop)
         return True
+
+
+@case((b"ab",), (b"",))
+def fstring_text_with_escapes(chunk):
+    """http.client.HTTPConnection._send_output: the text of an f-string with a carriage
+    return, a NUL, a tab and a backslash (3.8 printed them as they are: the carriage
+    return before the newline was read back as a newline, the NUL did not compile)."""
+    return f'{len(chunk):X}\r\n'.encode('ascii') + chunk, f'{chunk}\t\x00\\x{{}}\u00e9'
