@@ -76,10 +76,23 @@ SNIPPETS = {
         def f(c):
             return f'{c:X}\\r\\n', f'{c}\\t\\x00\\\\x{{}}'
     ''',
+    # 3.11+: the end of the finally body pasted after the clause's POP_EXCEPT
+    "finally_ending_in_try_except_pass": '''
+        def f(self, os, name):
+            try:
+                self.output.close()
+            finally:
+                try: os.unlink(name)
+                except OSError: pass
+                self._isstdin = False
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
 MIN_PYTHON = {}
+# not fixed yet there (3.10 keeps the pasted end of the finally body apart: its re-raise
+# belongs to another handler by dominance)
+KNOWN = {"finally_ending_in_try_except_pass": [(3, 10)]}
 
 
 def _function(source):
@@ -89,9 +102,11 @@ def _function(source):
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
-def test_round_trip_gives_the_same_bytecode(name):
+def test_round_trip_gives_the_same_bytecode(name, request):
     if sys.version_info < MIN_PYTHON.get(name, (3,)):
         pytest.skip("needs Python %d.%d" % MIN_PYTHON[name])
+    if tuple(sys.version_info[:2]) in KNOWN.get(name, ()):
+        request.applymarker(pytest.mark.xfail(reason="not fixed on this version", strict=True))
     fn = _function(SNIPPETS[name])
     text = depyf.decompile(fn)
     again = _function(text)

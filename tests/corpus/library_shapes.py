@@ -121,3 +121,36 @@ def fstring_text_with_escapes(chunk):
     return, a NUL, a tab and a backslash (3.8 printed them as they are: the carriage
     return before the newline was read back as a newline, the NUL did not compile)."""
     return f'{len(chunk):X}\r\n'.encode('ascii') + chunk, f'{chunk}\t\x00\\x{{}}\u00e9'
+
+
+class _Unlink:
+    def __init__(self, log, fail):
+        self.log, self.fail, self.stdin = log, fail, True
+
+    def close(self):
+        self.log.append("close")
+        if self.fail == "close":
+            raise KeyError("close")
+
+    def unlink(self):
+        self.log.append("unlink")
+        if self.fail == "unlink":
+            raise OSError("unlink")
+
+
+@case(("",), ("close",), ("unlink",))
+def finally_ending_in_try_except_pass(fail):
+    """fileinput.FileInput.nextfile: a finally body that ends in a try/except-pass and a
+    statement; 3.11+ pastes that statement (and the return, or the re-raise of the
+    finally's exception) after the except clause's POP_EXCEPT."""
+    f = _Unlink([], fail)
+    try:
+        try:
+            f.close()
+        finally:
+            try: f.unlink()
+            except OSError: pass
+            f.stdin = False
+    except KeyError:
+        return f.log, f.stdin, "raised"
+    return f.log, f.stdin

@@ -82,7 +82,9 @@ def copied_return_starts(instrs, leaders):
             continue
         r = ins.index
         s = r
-        while ins.opname != "RERAISE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
+        # (3.12+: a `RETURN_CONST` reads as two, one instruction of the copy)
+        most = 4 if r > 0 and instrs[r - 1].offset == ins.offset else 3
+        while ins.opname != "RERAISE" and s > 0 and r - s < most and instrs[s - 1].line == ins.line and \
                 instrs[s - 1].target is None and instrs[s - 1].opname not in TERMINATORS \
                 and s not in leaders:
             s -= 1
@@ -97,7 +99,30 @@ def copied_return_starts(instrs, leaders):
     for members in groups.values():
         if len(members) > 1:
             starts.extend(members)
-    return starts
+    return starts + _reraise_tail_starts(instrs, leaders)
+
+
+def _reraise_tail_starts(instrs, leaders):
+    """3.11+: where the end of a finally body (the statements on the line of its
+    re-raise) was pasted, with the re-raise, after the POP_EXCEPT of an except clause
+    that ends the finally body: the copies of one block on the exception path (split
+    so that the CFG joins them and the clause ends where it did)."""
+    if not V.EXIT_BLOCKS_COPIED:
+        return []
+    groups = {}
+    for ins in instrs:
+        if ins.opname != "RERAISE" or ins.arg != 0:
+            continue
+        r = s = ins.index
+        while s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and instrs[s - 1].target is None \
+                and instrs[s - 1].opname not in TERMINATORS and instrs[s - 1].opname != "POP_EXCEPT" \
+                and s not in leaders:
+            s -= 1
+        if s < r:
+            key = tuple((i.opname, i.arg, i.line) for i in instrs[s:r + 1])
+            groups.setdefault(key, []).append(s)
+    return [s for members in groups.values() if len(members) > 1 and
+            any(instrs[s - 1].opname == "POP_EXCEPT" for s in members) for s in members]
 
 
 def jump_lines(instrs):
@@ -249,8 +274,10 @@ def merge_duplicate_exits(cfg):
 
 def _size(blk):
     """The size of a block as the compiler counts it for a copy (3.12+: the NULL a
-    LOAD_GLOBAL pushes for a call is one instruction with it)."""
-    return len(blk.instrs) - (blk.instrs[0].opname == "PUSH_NULL")
+    LOAD_GLOBAL pushes for a call is one instruction with it, and so is a RETURN_CONST
+    read as two)."""
+    ins = blk.instrs
+    return len(ins) - (ins[0].opname == "PUSH_NULL") - (len(ins) > 1 and ins[-2].offset == ins[-1].offset)
 
 
 def _after_pop_block(cfg, blk):
