@@ -86,6 +86,15 @@ SNIPPETS = {
                 except OSError: pass
                 self._isstdin = False
     ''',
+    # `return f()` from a `while True:` inside a with: the loop's only way out
+    "return_from_while_true_inside_with": '''
+        def f(self, sel, timeout):
+            with sel as selector:
+                while True:
+                    if selector.select(timeout):
+                        return self.handle()
+                    timeout = timeout - 1
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

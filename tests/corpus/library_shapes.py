@@ -154,3 +154,24 @@ def finally_ending_in_try_except_pass(fail):
     except KeyError:
         return f.log, f.stdin, "raised"
     return f.log, f.stdin
+
+
+@case((0, 0), (2, 0), (5, 1), (5, 0), (1, 1))
+def return_from_while_true_inside_with(ready, suppress):
+    """socketserver.BaseServer.handle_request: `return f()` from a `while True:` loop
+    inside a with (the loop has no other way out): the value swapped below the exit
+    function, the exit called, then returned; the return is the loop body's."""
+    log = []
+    timeout = 3
+    with CM(log, "sel", suppress=suppress) as selector:
+        while True:
+            log.append(timeout)
+            if timeout == ready:
+                return selector + str(timeout), log
+            else:
+                if timeout is not None:
+                    timeout = timeout - 1
+                    if timeout < 0:
+                        return log
+                    if timeout == 2 and suppress:
+                        raise KeyError(timeout)

@@ -124,6 +124,11 @@ class Emitter(Analysis, Conditions, Branches, Matches, Loops, Whiles, Withs, Try
                 if bid == ctx.region_exit or self._bare_jump_to(bid, ctx.region_exit) and not (
                         ctx.loop is not None and ctx.loop.header in ctx.region):
                     # (from a loop inside the region such a jump is a break)
+                    ret = self._return_through_with_exit(bid, ctx, stack) if ctx.loop is not None \
+                        and ctx.loop.header in ctx.region else None
+                    if ret is not None:  # (`with cm: while True: ... return f()`)
+                        out.append(ret)
+                        return out, None
                     return out, stack
                 if self._bare_jump_out(bid, ctx):
                     bid = self.cfg.through_jumps(bid)
