@@ -175,3 +175,22 @@ def return_from_while_true_inside_with(ready, suppress):
                         return log
                     if timeout == 2 and suppress:
                         raise KeyError(timeout)
+
+
+@case((0,), (3,), (5,), (8,), (9,))
+def return_from_while_true_inside_try(limit):
+    """http.client.HTTPResponse._readinto_chunked: `return total + n` from a `while
+    True:` loop inside a try (the loop's only ways out are returns): 3.11+ leaves the
+    RETURN_VALUE out of the try's range, the way out of the region with the value."""
+    total = 0
+    chunks = iter([1, 2, 3, None] if limit != 9 else [1, 2, 3])
+    try:
+        while True:
+            left = next(chunks)
+            if left is None:
+                return total
+            if total + left > limit:
+                return total + left * 10
+            total += left
+    except StopIteration:
+        raise KeyError(total)

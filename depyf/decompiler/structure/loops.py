@@ -4,6 +4,7 @@ import ast
 
 from ..symbolic import markers as M
 from ...bytecode import versions as V
+from ..flow.instructions import TERMINATORS
 from .context import Loop
 from .helpers import appends_to, same_entry, skip_exit_calls, take_target
 
@@ -42,10 +43,11 @@ class Loops:
 
     def _runs_into_with_return(self, b):
         """Whether the way out of a loop at block ``b`` goes straight on (no branch)
-        into the way out of a `return <value>` from inside with statements (the value
-        swapped below each exit function, the exit called, after POP_BLOCK up to 3.10,
-        then returned): the return of an arm of the body (`with cm: while True: ...
-        return f()`), never where the loop ends."""
+        into the way out of a `return <value>` from inside try or with statements: the
+        value swapped below each exit function and the exit called (after POP_BLOCK up to
+        3.10), then returned, or a RETURN_VALUE alone (3.11+ leaves it out of the try's
+        range). The return of an arm of the body (`with cm: while True: ... return f()`),
+        never where the loop ends."""
         instrs, seen = self.cfg.instrs, set()
         while b in self.cfg.blocks and b not in seen:
             seen.add(b)
@@ -59,10 +61,11 @@ class Loops:
                 if after == k + 1:
                     return False
                 k, exits = after, exits + 1
-            if exits:
-                return k < len(instrs) and instrs[k].opname == "RETURN_VALUE"
+            if k < len(instrs) and instrs[k].opname == "RETURN_VALUE" and (exits or len(seen) > 1 and (
+                    k == b or all(i.opname == "POP_BLOCK" for i in instrs[b:k]))):
+                return True
             blk = self.cfg[b]
-            if len(blk.succs) != 1 or blk.last.target is not None or blk.last.opname in ("RETURN_VALUE",):
+            if len(blk.succs) != 1 or blk.last.target is not None or blk.last.opname in TERMINATORS:
                 return False
             b = blk.succs[0]
         return False
