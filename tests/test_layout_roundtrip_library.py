@@ -107,6 +107,18 @@ SNIPPETS = {
             except KeyError:
                 raise ValueError()
     ''',
+    # (3.10) a return in a nested except clause: both POP_EXCEPTs, then the return
+    "return_from_nested_clause_then_code_after_try": '''
+        def f(self, tag):
+            try:
+                f = self.dispatch[tag]
+            except KeyError:
+                try:
+                    f = self.dispatch[tag[1:]]
+                except KeyError:
+                    return
+            return f(self)
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

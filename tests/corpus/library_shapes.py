@@ -194,3 +194,21 @@ def return_from_while_true_inside_try(limit):
             total += left
     except StopIteration:
         raise KeyError(total)
+
+
+@case(("a",), ("x:b",), ("x:c",), ("c",))
+def return_from_nested_clause_then_code_after_try(tag):
+    """xmlrpc.client.Unmarshaller.end: a bare `return` in an except clause nested in an
+    except clause leaves both handlers (POP_EXCEPT twice) before it returns; 3.10 read the
+    second POP_EXCEPT and the return as code after the inner try pasted there."""
+    dispatch = {"a": 1, "b": 2}
+    try:
+        f = dispatch[tag]
+    except KeyError:
+        if ':' not in tag:
+            return
+        try:
+            f = dispatch[tag.split(':')[-1]]
+        except KeyError:
+            return
+    return f * 10

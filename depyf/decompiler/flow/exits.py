@@ -155,7 +155,9 @@ def clause_tail_starts(instrs, leaders):
         k = ins.index + 1
         if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and _name_cleanup(instrs[k:k + 3]):
             k += 3
-        if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE":
+        if k >= len(instrs) or k in leaders or instrs[k].opname in ("RETURN_VALUE", "POP_EXCEPT"):
+            # (nor the way out of an enclosing clause: a `return` in a nested clause
+            # leaves both handlers before it returns)
             continue
         r = k
         while r < len(instrs) and instrs[r].target is None and instrs[r].opname not in TERMINATORS and \
