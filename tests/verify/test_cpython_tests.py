@@ -205,3 +205,18 @@ def test_the_control_moves_lines_inside_functions():
     exec(spread_statements(text), spread)
     assert ns["f"]() == ("a\nb", 4)
     assert spread["f"]() == ("a\nb", 6)  # the same program; the statement moved
+
+
+@needs_children
+def test_the_fast_library_subset_changes_nothing(tmp_path):
+    """The CI subset of library mode (``--ci``: a few small modules under their own
+    CPython tests): every module proven, every test's outcome the same as on the
+    original text. The whole run: docs/cpython-tests.md."""
+    from depyf.verify.cpython_tests import run, targets
+    result = run("library", ci=True, options=Options(per_test=60.0, timeout=300.0),
+                 workroot=str(tmp_path))
+    assert [m["name"] for m in result["modules"]] == list(targets.CI["library"])
+    totals = result["totals"]
+    assert totals["proven"] == totals["modules"], report.format_table(result)
+    assert totals["changed"] == 0 and totals["harness_problems"] == 0, report.format_table(result)
+    assert totals["same"] > 0 and not report.failed(result["modules"]), report.format_table(result)

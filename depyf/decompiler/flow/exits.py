@@ -60,8 +60,11 @@ _EXITS = frozenset(("RETURN_VALUE", "RERAISE", "RAISE_VARARGS"))
 
 def _is_exit(ins):
     """A `return`, a re-raise, or a `raise` without an operand (which re-raises whichever
-    exception is being handled there): the statements whose copies are joined."""
-    return ins.opname in _EXITS and (ins.opname != "RAISE_VARARGS" or ins.arg == 0)
+    exception is being handled there): the statements whose copies are joined. 3.10+
+    also pastes a small block that raises a new exception in place of a jump to it
+    (`break` out of a loop from an except clause, to a `raise E` after the loop)."""
+    return ins.opname in _EXITS and (ins.opname != "RAISE_VARARGS" or ins.arg == 0 or
+                                     V.EXIT_BLOCKS_COPIED)
 
 
 def copied_return_starts(instrs, leaders):
@@ -79,7 +82,9 @@ def copied_return_starts(instrs, leaders):
             continue
         r = ins.index
         s = r
-        while ins.opname != "RERAISE" and s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and \
+        # (3.12+: a `RETURN_CONST` reads as two, one instruction of the copy)
+        most = 4 if r > 0 and instrs[r - 1].offset == ins.offset else 3
+        while ins.opname != "RERAISE" and s > 0 and r - s < most and instrs[s - 1].line == ins.line and \
                 instrs[s - 1].target is None and instrs[s - 1].opname not in TERMINATORS \
                 and s not in leaders:
             s -= 1
@@ -94,7 +99,30 @@ def copied_return_starts(instrs, leaders):
     for members in groups.values():
         if len(members) > 1:
             starts.extend(members)
-    return starts
+    return starts + _reraise_tail_starts(instrs, leaders)
+
+
+def _reraise_tail_starts(instrs, leaders):
+    """3.11+: where the end of a finally body (the statements on the line of its
+    re-raise) was pasted, with the re-raise, after the POP_EXCEPT of an except clause
+    that ends the finally body: the copies of one block on the exception path (split
+    so that the CFG joins them and the clause ends where it did)."""
+    if not V.EXIT_BLOCKS_COPIED:
+        return []
+    groups = {}
+    for ins in instrs:
+        if ins.opname != "RERAISE" or ins.arg != 0:
+            continue
+        r = s = ins.index
+        while s > 0 and r - s < 3 and instrs[s - 1].line == ins.line and instrs[s - 1].target is None \
+                and instrs[s - 1].opname not in TERMINATORS and instrs[s - 1].opname != "POP_EXCEPT" \
+                and s not in leaders:
+            s -= 1
+        if s < r:
+            key = tuple((i.opname, i.arg, i.line) for i in instrs[s:r + 1])
+            groups.setdefault(key, []).append(s)
+    return [s for members in groups.values() if len(members) > 1 and
+            any(instrs[s - 1].opname == "POP_EXCEPT" for s in members) for s in members]
 
 
 def jump_lines(instrs):
@@ -144,12 +172,14 @@ def clause_tail_starts(instrs, leaders):
             k += 3
         if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE" or \
                 _leaves_enclosing_clause(instrs, ins.index, k):
+            # (nor the way out of an enclosing clause: a `return` in a nested clause
+            # leaves both handlers before it returns)
             continue
         r = k
         while r < len(instrs) and instrs[r].target is None and instrs[r].opname not in TERMINATORS and \
                 (r == k or r not in leaders):
             r += 1
-        if r < len(instrs) and instrs[r].opname == "RETURN_VALUE" and r not in leaders and \
+        if r < len(instrs) and _tail_end(instrs[r]) and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
                 instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO") and _copies(instrs, k, r) == 1:
             starts.append(k)
@@ -162,13 +192,18 @@ def clause_tail_starts(instrs, leaders):
     return starts
 
 
+def _tail_end(ins):
+    """The end of a small exit block: a return, or a `raise` of a new exception."""
+    return ins.opname == "RETURN_VALUE" or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
+
+
 def _copies(instrs, k, r):
     """How many times the exit ``instrs[k:r + 1]`` (up to its return) occurs, lines
     and all (more than once: copies the CFG joins, ``copied_tail_starts``)."""
     sig = lambda a, b: [(i.opname, i.arg, i.line) for i in instrs[a:b + 1]]
     want = sig(k, r)
     n = r - k
-    return sum(1 for ins in instrs if ins.opname == "RETURN_VALUE" and ins.index >= n and
+    return sum(1 for ins in instrs if _tail_end(ins) and ins.index >= n and
                sig(ins.index - n, ins.index) == want)
 
 
@@ -226,7 +261,7 @@ def merge_duplicate_exits(cfg):
         for bid in cfg.order:
             blk = cfg.blocks[bid]
             pasted = _after_pop_block(cfg, blk)
-            if bid in alias or len(blk.instrs) > 4 and not pasted:
+            if bid in alias or _size(blk) > 4 and not pasted:
                 continue
             if not V.KEEPS_DEAD_JUMPS and [i.opname for i in blk.instrs] == ["POP_EXCEPT", "JUMP"]:
                 key = _clause_end_key(cfg, blk, alias, facts)
@@ -260,6 +295,14 @@ def merge_duplicate_exits(cfg):
             else:
                 seen[key] = bid
     return alias
+
+def _size(blk):
+    """The size of a block as the compiler counts it for a copy (3.12+: the NULL a
+    LOAD_GLOBAL pushes for a call is one instruction with it, and so is a RETURN_CONST
+    read as two)."""
+    ins = blk.instrs
+    return len(ins) - (ins[0].opname == "PUSH_NULL") - (len(ins) > 1 and ins[-2].offset == ins[-1].offset)
+
 
 def _after_pop_block(cfg, blk):
     """3.10: whether ``blk`` may be part of a block the compiler pasted, whole, after each

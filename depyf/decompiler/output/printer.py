@@ -150,12 +150,42 @@ def unparse(node, indentation=4):
     if V.HAS_AST_UNPARSE:
         text = Unparser().visit(node)
     else:  # pragma: no cover - exercised on 3.8 only
-        import astunparse
+        import io
         _Check().visit(node)
-        text = astunparse.unparse(ast.fix_missing_locations(node)).strip("\n")
+        out = io.StringIO()
+        _backport_unparser()(ast.fix_missing_locations(node), out)
+        text = out.getvalue().strip("\n")
     if indentation != 4:
         text = _reindent(text, indentation)
     return text + "\n"
+
+
+_BACKPORT = []
+
+
+def _backport_unparser():  # pragma: no cover - 3.8 only
+    """``astunparse``'s printer, but the text of an f-string written with escapes where
+    it holds a backslash or a character that is not printable (it wrote them as they
+    are: a NUL does not compile, and a carriage return before a newline is read back
+    as a newline only)."""
+    if not _BACKPORT:
+        import astunparse
+
+        class Unparser(astunparse.Unparser):
+            def _fstring_Constant(self, t, write):
+                write(_fstring_text(t.value).replace("{", "{{").replace("}", "}}"))
+
+            _fstring_Str = lambda self, t, write: Unparser._fstring_Constant(self, ast.Constant(t.s), write)
+
+        _BACKPORT.append(Unparser)
+    return _BACKPORT[0]
+
+
+def _fstring_text(value):
+    if "\\" not in value and value.isprintable():
+        return value
+    return "".join(c if c.isprintable() and c != "\\" else
+                   c.encode("unicode_escape").decode("ascii") for c in value)
 
 
 def _reindent(text, width):

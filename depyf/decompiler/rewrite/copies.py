@@ -25,8 +25,8 @@ def strip_copies(stmts, copy):
             continue
         # the copy sits right before the escape, or before the copies of enclosing
         # finally bodies that run after it (those are stripped by their own try)
-        k = next((k for k in range(4) if i - k >= n and _is_copy(stmts[i - k - n:i - k], copy)), None) \
-            if isinstance(s, ESCAPES) or _is_reraise(s) or _copy_then_escape(s) else None
+        k = next((k for k in range(4) if i - k >= n and _is_copy_before(stmts[i - k - n:i - k], copy, s)),
+                 None) if isinstance(s, ESCAPES) or _is_reraise(s) or _copy_then_escape(s) else None
         if k is None and all_paths_end([s], _drops_pending_return) and _strip_cancelled_return(stmts, i, copy):
             i = i - n + 2  # (past the `return` left in place of the copy)
             continue
@@ -62,10 +62,16 @@ def _is_reraise(s):
 def _strip_copy_ending_in_escape(stmts, start, copy):
     """A copy that branches before a `break`, `continue` or `return` of a constant (whose
     value does not wait on the stack while the copy runs): each of its paths ends in that
-    escape. Replace the copy and its escapes by the one escape."""
+    escape. Replace the copy and its escapes by the one escape. So too a copy that is a
+    try statement before a `return` (3.11 pastes the return into its body's end and its
+    except clauses)."""
     rets = []
-    all_paths_end(stmts[start:], lambda x: _plain_escape(x) and not rets.append(x))
-    if not rets or not isinstance(stmts[start], ast.If):
+    if isinstance(stmts[start], TRY_KINDS):
+        escape = lambda x: isinstance(x, (ast.Break, ast.Continue, ast.Return))
+    else:
+        escape = _plain_escape
+    all_paths_end(stmts[start:], lambda x: escape(x) and not rets.append(x))
+    if not rets or not isinstance(stmts[start], (ast.If,) + TRY_KINDS):
         return False
     esc = rets[0]
     if not all_paths_end(stmts[start:], lambda x: same(x, esc)) or \
@@ -105,6 +111,15 @@ def _strip_branching_copy(stmts, start, copy):
         return False
     stmts[start:end] = [ret] if keep else []
     return True
+
+
+def _is_copy_before(window, copy, escape):
+    """``window`` is ``copy`` (``_is_copy``), or is it with the `return` ``escape`` that
+    follows also at the ends of its paths: 3.10+ pastes the return into the copy where
+    a path of it goes on to the return (the except clause of a try statement in the
+    finally body, after its POP_EXCEPT)."""
+    return _is_copy(window, copy) or isinstance(escape, ast.Return) and \
+        _is_copy(drop_tail(window, lambda x: same(x, escape)), copy)
 
 
 def _is_copy(window, copy):

@@ -126,6 +126,11 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                 if bid == ctx.region_exit or self._bare_jump_to(bid, ctx.region_exit) and not (
                         ctx.loop is not None and ctx.loop.header in ctx.region):
                     # (from a loop inside the region such a jump is a break)
+                    ret = self._loop_arm_return(bid, ctx, stack) if ctx.loop is not None \
+                        and ctx.loop.header in ctx.region else None
+                    if ret is not None:  # (`with cm: while True: ... return f()`)
+                        out.append(ret)
+                        return out, None
                     return out, stack
                 if self._bare_jump_out(bid, ctx):
                     bid = self.cfg.through_jumps(bid)
@@ -282,6 +287,22 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         it = stack.pop()
         result = E.yield_from_expr(it)
         stack.extend([it, result] if V.SEND_KEEPS_ITER else [result])
+
+    def _loop_arm_return(self, bid, ctx, stack):
+        """The `return` of an arm of a loop body inside a try or with statement that
+        leaves the region at its exit ``bid`` with the value on the stack: through the
+        with's exit call, or straight into the RETURN_VALUE (3.11+ leaves it unprotected,
+        up to 3.10 it follows POP_BLOCK). None for any other way out."""
+        ret = self._return_through_with_exit(bid, ctx, stack)
+        if ret is not None or ctx.handler is None:
+            return ret
+        base = self._try_depth.get(ctx.handler.target)
+        blk = self.cfg[self._past_pop_blocks(bid)] if bid in self.cfg.blocks else None
+        if blk is None or base is None or len(stack) != base + 1 or \
+                [i.opname for i in blk.instrs] != ["RETURN_VALUE"] or \
+                not isinstance(stack[-1], ast.expr) or isinstance(stack[-1], M.Marker):
+            return None
+        return self._return(blk.last, stack[-1])
 
     def _return(self, ins, value):
         """The return statement of RETURN_VALUE ``ins``, marked with what its encoding

@@ -4,8 +4,9 @@ import ast
 
 from ..symbolic import markers as M
 from ...bytecode import versions as V
+from ..flow.instructions import TERMINATORS
 from .context import Loop
-from .helpers import appends_to, same_entry, take_target
+from .helpers import appends_to, same_entry, skip_exit_calls, take_target
 
 
 class Loops:
@@ -31,6 +32,7 @@ class Loops:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
+        cands = {c for c in cands if not self._runs_into_with_return(c)}
         cands |= self._clause_breaks(body)
         follow = self._follow_among(cands, exits, ctx, for_exit)
         if follow is not None and self._inside_nested_regions({follow}, body, ctx):
@@ -38,6 +40,35 @@ class Loops:
             follow = self._follow_among(cands - self._inside_nested_regions(cands, body, ctx),
                                         exits, ctx, for_exit)
         return follow
+
+    def _runs_into_with_return(self, b):
+        """Whether the way out of a loop at block ``b`` goes straight on (no branch)
+        into the way out of a `return <value>` from inside try or with statements: the
+        value swapped below each exit function and the exit called (after POP_BLOCK up to
+        3.10), then returned, or a RETURN_VALUE alone (3.11+ leaves it out of the try's
+        range). The return of an arm of the body (`with cm: while True: ... return f()`),
+        never where the loop ends."""
+        instrs, seen = self.cfg.instrs, set()
+        while b in self.cfg.blocks and b not in seen:
+            seen.add(b)
+            k, exits = b, 0
+            while True:
+                while k < len(instrs) and instrs[k].opname == "POP_BLOCK":
+                    k += 1
+                if k >= len(instrs) or instrs[k].opname != "SWAP" or instrs[k].arg != 2:
+                    break
+                after = skip_exit_calls(instrs, k + 1)
+                if after == k + 1:
+                    return False
+                k, exits = after, exits + 1
+            if k < len(instrs) and instrs[k].opname == "RETURN_VALUE" and (exits or len(seen) > 1 and (
+                    k == b or all(i.opname == "POP_BLOCK" for i in instrs[b:k]))):
+                return True
+            blk = self.cfg[b]
+            if len(blk.succs) != 1 or blk.last.target is not None or blk.last.opname in TERMINATORS:
+                return False
+            b = blk.succs[0]
+        return False
 
     def _follow_among(self, cands, exits, ctx, for_exit):
         """Where a loop ends whose ways out lead to ``cands``."""

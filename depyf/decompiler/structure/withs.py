@@ -9,7 +9,8 @@ from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS
 from .. import facts
 from ..facts import Fact
-from .helpers import WITH_EXIT_WINDOW, const_key, const_returned
+from .helpers import (WITH_EXIT_WINDOW, const_key, const_returned, const_returned_after_exits,
+                      skip_exit_calls)
 from ..rewrite.tree import all_paths_end
 
 
@@ -135,8 +136,9 @@ class Withs:
         if tail_stmts or nxt is None or nxt < 1:
             return None
         instrs = self.cfg.instrs
-        if [i.opname for i in instrs[nxt:nxt + 2]] != ["LOAD_CONST", "RETURN_VALUE"] or \
-                instrs[nxt - 1].opname != "POP_BLOCK" or any(i.target == nxt for i in instrs):
+        at = skip_exit_calls(instrs, nxt)  # (a return from nested withs: theirs too)
+        if [i.opname for i in instrs[at:at + 2]] != ["LOAD_CONST", "RETURN_VALUE"] or \
+                instrs[nxt - 1].opname != "POP_BLOCK" or any(nxt <= (i.target or -1) <= at for i in instrs):
             return None
         k = nxt - 1
         while k > 0 and instrs[k].opname == "POP_BLOCK":
@@ -145,7 +147,7 @@ class Withs:
                 and not (instrs[k].opname == "POP_FINALLY" and instrs[k - 1].opname == "WITH_CLEANUP_FINISH"):
             # (3.8: the exit's WITH_CLEANUP_FINISH, then POP_FINALLY: a return leaving a with)
             return None
-        return ast.Return(value=E.const(instrs[nxt].argval))
+        return ast.Return(value=E.const(instrs[at].argval))
 
     def _const_return_not_after(self, entry, tail_stmts, nxt):
         """`with cm: ...; return <constant>` (3.10+): the exit call, then the constant
@@ -157,13 +159,17 @@ class Withs:
         if not V.EXIT_BLOCKS_COPIED:
             return None, None
         if nxt is None and tail_stmts:
+            if len(tail_stmts) > 1 and isinstance(tail_stmts[-1], ast.Return) and \
+                    all(isinstance(s, M.WithExitStmt) for s in tail_stmts[:-1]):
+                # (a return from nested withs runs the exits of the enclosing ones first)
+                tail_stmts = tail_stmts[-1:]
             value = _const_ends(tail_stmts)
             if value is None:
                 return None, None
             ret = tail_stmts
         elif not tail_stmts and nxt in self.cfg.blocks:
             blk = self.cfg[self.cfg.through_jumps(nxt)]
-            load = const_returned(blk.instrs)
+            load = const_returned_after_exits(blk.instrs)
             if load is None:
                 return None, None
             value = const_key(load.argval)
@@ -173,7 +179,7 @@ class Withs:
         cont = self._with_suppressed_exit(entry)
         if cont is None or cont not in self.cfg.blocks:
             return None, None
-        other = const_returned(self.cfg[self.cfg.through_jumps(cont)].instrs)
+        other = const_returned_after_exits(self.cfg[self.cfg.through_jumps(cont)].instrs)
         if other is not None and const_key(other.argval) == value:
             return None, None
         return ret, cont

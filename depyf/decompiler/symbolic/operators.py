@@ -1,6 +1,8 @@
 """Handlers that compute values: operators, subscripts and slices, comparisons, exception
 matches, container displays (and the appends and updates that build them), f-strings."""
 import ast
+import dis
+import functools
 import keyword
 
 from ..mismatch import Mismatch
@@ -10,6 +12,18 @@ from .markers import (AppendStmt, Converted, ExcMatch, ExcValue, InplaceResult, 
 from .exprs import (BINOPS, CMPOPS, NEGATABLE, UNARY, code_compare, const, formatted, index_expr,
                     name, negate, none_to_absent)
 from .stackops import need, peek, pop
+
+
+@functools.lru_cache(maxsize=256)
+def percent_format_folds(fmt, n):
+    """Whether the running compiler turns `fmt % (a0, ..., a<n-1>)` into an f-string
+    (3.11+, for formats of `%s`, `%r`, `%a` only): asked of the compiler itself."""
+    probe = "%r %% (%s)" % (fmt, "".join("a%d, " % i for i in range(n)))
+    try:
+        code = compile(probe, "<format probe>", "eval", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return not any(ins.opname in ("BINARY_OP", "BINARY_MODULO") for ins in dis.get_instructions(code))
 
 
 class Operators:
@@ -26,6 +40,11 @@ class Operators:
         if sym == "[]":  # 3.14 BINARY_OP subscript
             stack.append(ast.Subscript(value=left, slice=index_expr(right), ctx=ast.Load()))
             return
+        if sym == "%" and isinstance(left, ast.Constant) and type(left.value) is str and \
+                isinstance(right, ast.Tuple) and percent_format_folds(left.value, len(right.elts)):
+            # 3.11+ compiles `'%s.%s' % (a, b)` as the f-string `f'{a!s}.{b!s}'`: a `%`
+            # kept with such a format had an f-string on its left (`f'%s.%s' % (a, b)`)
+            left = ast.JoinedStr(values=[left])
         stack.append(ast.BinOp(left=left, op=BINOPS[sym](), right=right))
 
     def op_BINARY_SUBSCR(self, ins, stack, out):

@@ -1,0 +1,214 @@
+"""Shapes from the standard library modules that CPython's own tests judge
+(``python -m depyf.verify.cpython_tests --mode library``) and that were refused or read
+wrongly (one case per shape, named after where it was found)."""
+from ._harness import case, CM
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0), ([5, 6], 6, 1), ([5, 6], 5, 1))
+def break_from_except_to_raise_after_loop(seq, value, start=0):
+    """_collections_abc.Sequence.index: 3.10+ pastes the `raise` after the loop in place
+    of the `break` of the except clause (after its POP_EXCEPT): a `break`, not a `raise`
+    inside the clause (which would chain the IndexError)."""
+    i = start
+    while i < 10:
+        try:
+            v = seq[i]
+        except IndexError:
+            break
+        if v is value or v == value:
+            return i
+        i += 1
+    raise ValueError(value)
+
+
+@case(([1],), ([],))
+def raise_after_try_pasted_after_except_clause(items):
+    """unittest.mock._AsyncIterator.__anext__: the try body returns, so 3.10+ pastes the
+    `raise` after the try statement right after the except clause's POP_EXCEPT, its only
+    way there: a statement after the try, not a `raise` inside the clause."""
+    it = iter(items)
+    try:
+        return next(it)
+    except StopIteration:
+        pass
+    raise LookupError
+
+
+class _Named:
+    __qualname__ = "Named"
+
+
+@case(("a",), ("x.y",))
+def percent_format_on_an_fstring(attrname):
+    """unittest.loader.TestLoader.getTestCaseNames: 3.11+ compiles `'%s.%s' % (a, b)`
+    as an f-string, so a `%` kept with such a format had an f-string on its left."""
+    c = _Named
+    return f'%s.%s.%s' % (c.__module__, c.__qualname__, attrname), '%s-%r' % (c.__qualname__, attrname)
+
+
+class _Temp:
+    def __init__(self, log, fail):
+        self.log, self.fail = log, fail
+
+    def popen(self):
+        if self.fail == "open":
+            raise OSError("no")
+        return "proc"
+
+    def close(self):
+        self.log.append("close")
+        if self.fail == "close":
+            raise FileNotFoundError("gone")
+
+
+@case(("",), ("open",), ("close",))
+def return_from_except_through_finally_with_try(fail):
+    """ctypes.util._findLib_gcc: the `return` of an except clause runs the finally
+    body, a try statement, on its way out; 3.10+ pastes the return into that copy's
+    except clause too: the copy is still the finally body's."""
+    log = []
+    temp = _Temp(log, fail)
+    try:
+        try:
+            proc = temp.popen()
+        except OSError:
+            return None
+        log.append(proc)
+    finally:
+        try:
+            temp.close()
+        except FileNotFoundError:
+            pass
+    return log
+
+
+@case((0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (3, 0))
+def constant_return_inside_nested_withs(stop, suppress):
+    """filecmp._do_cmp: `return True` inside two withs runs both exits before it, as a
+    return after the inner with does; where the inner exit suppresses an exception, the
+    code goes on after the inner with (here: falls out, None), not to the return."""
+    log = []
+    with CM(log, "a"), CM(log, "b", suppress=suppress):
+        while True:
+            log.append(stop)
+            if stop == 1:
+                return False, log
+            if stop == 2:
+                raise KeyError(stop)
+            if stop != 3:
+                return True
+            stop = 2
+
+
+@case((0, 0), (1, 1), (2, 1))
+def constant_return_after_inner_with(stop, suppress):
+    """The other reading: the return after the inner with, where a suppressed exception
+    of the inner body goes on too."""
+    log = []
+    with CM(log, "a"):
+        with CM(log, "b", suppress=suppress):
+            if stop == 1:
+                raise KeyError(stop)
+            if stop == 2:
+                return False
+            log.append(stop)
+        return True
+
+
+@case((b"ab",), (b"",))
+def fstring_text_with_escapes(chunk):
+    """http.client.HTTPConnection._send_output: the text of an f-string with a carriage
+    return, a NUL, a tab and a backslash (3.8 printed them as they are: the carriage
+    return before the newline was read back as a newline, the NUL did not compile)."""
+    return f'{len(chunk):X}\r\n'.encode('ascii') + chunk, f'{chunk}\t\x00\\x{{}}\u00e9'
+
+
+class _Unlink:
+    def __init__(self, log, fail):
+        self.log, self.fail, self.stdin = log, fail, True
+
+    def close(self):
+        self.log.append("close")
+        if self.fail == "close":
+            raise KeyError("close")
+
+    def unlink(self):
+        self.log.append("unlink")
+        if self.fail == "unlink":
+            raise OSError("unlink")
+
+
+@case(("",), ("close",), ("unlink",))
+def finally_ending_in_try_except_pass(fail):
+    """fileinput.FileInput.nextfile: a finally body that ends in a try/except-pass and a
+    statement; 3.11+ pastes that statement (and the return, or the re-raise of the
+    finally's exception) after the except clause's POP_EXCEPT."""
+    f = _Unlink([], fail)
+    try:
+        try:
+            f.close()
+        finally:
+            try: f.unlink()
+            except OSError: pass
+            f.stdin = False
+    except KeyError:
+        return f.log, f.stdin, "raised"
+    return f.log, f.stdin
+
+
+@case((0, 0), (2, 0), (5, 1), (5, 0), (1, 1))
+def return_from_while_true_inside_with(ready, suppress):
+    """socketserver.BaseServer.handle_request: `return f()` from a `while True:` loop
+    inside a with (the loop has no other way out): the value swapped below the exit
+    function, the exit called, then returned; the return is the loop body's."""
+    log = []
+    timeout = 3
+    with CM(log, "sel", suppress=suppress) as selector:
+        while True:
+            log.append(timeout)
+            if timeout == ready:
+                return selector + str(timeout), log
+            else:
+                if timeout is not None:
+                    timeout = timeout - 1
+                    if timeout < 0:
+                        return log
+                    if timeout == 2 and suppress:
+                        raise KeyError(timeout)
+
+
+@case((0,), (3,), (5,), (8,), (9,))
+def return_from_while_true_inside_try(limit):
+    """http.client.HTTPResponse._readinto_chunked: `return total + n` from a `while
+    True:` loop inside a try (the loop's only ways out are returns): 3.11+ leaves the
+    RETURN_VALUE out of the try's range, the way out of the region with the value."""
+    total = 0
+    chunks = iter([1, 2, 3, None] if limit != 9 else [1, 2, 3])
+    try:
+        while True:
+            left = next(chunks)
+            if left is None:
+                return total
+            if total + left > limit:
+                return total + left * 10
+            total += left
+    except StopIteration:
+        raise KeyError(total)
+
+
+@case(("a",), ("x:b",), ("x:c",), ("c",))
+def return_from_nested_clause_then_code_after_try(tag):
+    """xmlrpc.client.Unmarshaller.end: a bare `return` in an except clause nested in an
+    except clause leaves both handlers (POP_EXCEPT twice) before it returns; 3.10 read the
+    second POP_EXCEPT and the return as code after the inner try pasted there."""
+    dispatch = {"a": 1, "b": 2}
+    try:
+        f = dispatch[tag]
+    except KeyError:
+        if ':' not in tag:
+            return
+        try:
+            f = dispatch[tag.split(':')[-1]]
+        except KeyError:
+            return
+    return f * 10
