@@ -126,6 +126,9 @@ MIN_PYTHON = {}
 # not fixed yet there (3.10 keeps the pasted end of the finally body apart: its re-raise
 # belongs to another handler by dominance)
 KNOWN = {"finally_ending_in_try_except_pass": [(3, 10)],
+         # 3.11-3.13 (refused, as on main): the `return None` of the inner clause, pasted
+         # into the finally copy's clause too, is read as the outer try body's end
+         "return_from_except_through_finally_with_try": [(3, 11), (3, 12), (3, 13)],
          # 3.8-3.9 (as on main): `return 0` read as a break to a `return 0` after the loop
          # (the same behaviour, proven; another layout)
          "return_from_while_true_inside_try": [(3, 8), (3, 9)]}

@@ -170,7 +170,7 @@ def clause_tail_starts(instrs, leaders):
         k = ins.index + 1
         if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and name_cleanup(instrs[k:k + 3]):
             k += 3
-        if k >= len(instrs) or k in leaders or instrs[k].opname == "RETURN_VALUE" or \
+        if k >= len(instrs) or k in leaders or instrs[k].opname in ("RETURN_VALUE", "POP_EXCEPT") or \
                 _leaves_enclosing_clause(instrs, ins.index, k):
             # (nor the way out of an enclosing clause: a `return` in a nested clause
             # leaves both handlers before it returns)
