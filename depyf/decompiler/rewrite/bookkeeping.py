@@ -330,8 +330,8 @@ def _own_stores(stores):
     for opname, name in stores:
         if opname == "LOAD_FAST_AND_CLEAR":
             hidden.add(name)
-        elif name not in hidden:
-            yield opname, name
+        elif not isinstance(name, str) or name not in hidden:
+            yield opname, name  # (an operand that is no name: a constant, a dict one too)
 
 
 def local_declarations(code, instrs):
