@@ -995,12 +995,18 @@ def _function(source):
     return ns["f"]
 
 
+# snippets not yet read back bytecode-equal on some versions (refused or another layout)
+KNOWN = {"wildcard_guard_before_other_cases": [(3, 14)]}
+
+
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_round_trip_gives_the_same_bytecode(name, request):
     if sys.version_info < MIN_PYTHON.get(name, (3,)):
         pytest.skip("needs Python %d.%d" % MIN_PYTHON[name])
     if name in HANDLERS_INLINE and sys.version_info < (3, 12):
         request.applymarker(pytest.mark.xfail(reason="handler inside the if", strict=True))
+    if sys.version_info[:2] in KNOWN.get(name, ()):
+        request.applymarker(pytest.mark.xfail(reason="known: another layout there", strict=True))
     fn = _function(SNIPPETS[name])
     text = depyf.decompile(fn)
     again = _function(text)

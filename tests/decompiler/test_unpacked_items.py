@@ -4,7 +4,10 @@ the next tested by the jump, or returned: ``UNPACK_SEQUENCE 1; RETURN_VALUE``). 
 temporaries reading stores them into temporaries by the unpacking itself
 (``x, __temp_1 = f(a)``), and the proof accepts it."""
 import dis
+import sys
 import types
+
+import pytest
 
 import depyf
 
@@ -62,6 +65,8 @@ def test_an_unpacked_item_tested_by_the_jump():
         assert _run(text, "_tested", f, 4) == expected
 
 
+@pytest.mark.skipif(sys.version_info >= (3, 14), reason="3.14 fuses the store and the load "
+                    "of x (STORE_FAST_LOAD_FAST): the patch that makes the shape finds no pair")
 def test_an_unpacked_item_returned():
     code = _without_store_and_load(_returned, "x")
     assert types.FunctionType(code, {})(lambda a: [a * 2], 4) == 8
