@@ -137,20 +137,6 @@ def jump_lines(instrs):
 _NOT_JUMPS = frozenset(("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "CALL_FINALLY"))
 
 
-def _leaves_enclosing_clause(instrs, end, k):
-    """The POP_EXCEPT at ``k`` after the one at ``end`` ends an enclosing except clause on
-    the way out of a `return` of the clause itself (all on that return's line), not the
-    code after the try pasted there (which starts a line of its own after them)."""
-    if instrs[k].opname != "POP_EXCEPT" or instrs[end].line is None:
-        return False
-    r = k
-    while r < len(instrs) and instrs[r].opname != "RETURN_VALUE":
-        if instrs[r].target is not None or instrs[r].line not in (None, instrs[end].line):
-            return False
-        r += 1
-    return r < len(instrs)
-
-
 def clause_tail_starts(instrs, leaders):
     """3.10+: where the code after a try statement starts that the compiler pasted, as a
     small exit block (up to a return or a raise), right after the end of an except clause (its
@@ -170,8 +156,7 @@ def clause_tail_starts(instrs, leaders):
         k = ins.index + 1
         if [i.opname for i in instrs[k:k + 3]][:1] == ["LOAD_CONST"] and name_cleanup(instrs[k:k + 3]):
             k += 3
-        if k >= len(instrs) or k in leaders or instrs[k].opname in ("RETURN_VALUE", "POP_EXCEPT") or \
-                _leaves_enclosing_clause(instrs, ins.index, k):
+        if k >= len(instrs) or k in leaders or instrs[k].opname in ("RETURN_VALUE", "POP_EXCEPT"):
             # (nor the way out of an enclosing clause: a `return` in a nested clause
             # leaves both handlers before it returns)
             continue
