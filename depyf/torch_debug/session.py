@@ -144,6 +144,8 @@ class DumpSession:
                 self.dir = os.path.join(self.root, self.folder) if self.folder else self.root
                 if self.folder != self.wanted:
                     taken_from = os.path.join(self.root, self.wanted) if self.wanted else self.root
+            else:  # the same folder again in this process: the user may have deleted it since
+                os.makedirs(self.dir, exist_ok=True)
             probe = os.path.join(self.dir, ".depyf_write_probe_%d" % os.getpid())
             with open(probe, "w") as f:
                 f.write("ok")

@@ -4,6 +4,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import textwrap
 import warnings
 
@@ -44,6 +45,19 @@ def test_earlier_run_is_moved_not_overwritten(tmp_path):
     assert (dump / "notes.txt").read_text() == "the user's own file"
     assert "earlier run" not in (dump / "full_code_for_toy_example_0.py").read_text()
     assert_all_compile(str(dump))
+
+
+def test_the_same_folder_again_after_the_user_deleted_it(tmp_path):
+    """A second prepare_debug on a folder this process used before makes it anew."""
+    dump = tmp_path / "dump"
+    for _ in range(2):
+        torch._dynamo.reset()
+        with depyf.prepare_debug(str(dump)):
+            torch.compile(workloads.toy_example, backend="eager")(torch.randn(4), torch.randn(4))
+        assert (dump / "full_code_for_toy_example_0.py").exists()
+        assert_all_compile(str(dump))
+        shutil.rmtree(dump)
+    torch._dynamo.reset()
 
 
 def test_functions_compiled_before_the_session_are_dumped(tmp_path, no_pause):
