@@ -88,7 +88,7 @@ class DecompileSession:
         if not all(fm.made_into_def for fm in self.functions_made[made:]):
             stmts = [self._materialize(s) for s in stmts]  # else no FuncMarker is in the tree
         del self.functions_made[made:]
-        decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code)) \
+        decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code), stmts) \
             if kind != "comprehension" else []
         if kind == "function":
             decls += bookkeeping.local_declarations(code, instrs)
@@ -116,10 +116,13 @@ class DecompileSession:
                             and not generics.is_type_params_scope(outer):
                         found.add(name)
                     break
-            else:  # free in the outermost code decompiled: its enclosing function is
-                # the caller's (Dynamo's resume functions keep unused cells this way)
-                # (`nonlocal __class__` is accepted in a method: the class binds it)
-                if not self.scopes and name != "__classdict__":
+                if name not in outer.co_freevars:
+                    break
+            else:  # free in the outermost code decompiled (directly, or passed down to
+                # ``code`` through free variables of each scope between): its enclosing
+                # function is the caller's (Dynamo's resume functions keep unused cells
+                # this way; `nonlocal __class__` is accepted in a method: the class binds it)
+                if name != "__classdict__":
                     found.add(name)
         return found
 

@@ -88,17 +88,26 @@ BORROWED = V.BORROWED_LOADS
 SUPER_INSTRUCTIONS = V.SUPER_INSTRUCTIONS
 
 
+_LITERAL_KINDS = (type(None), type(Ellipsis), bool, int, str, bytes, slice)
+
+
 def normalize_const(value):
-    """``(type name, value)`` with containers and code objects normalized recursively."""
-    if isinstance(value, types.CodeType):
+    """``(type name, value)`` with containers and code objects normalized recursively.
+    By exact type, as CPython compares code constants: an instance of a subclass
+    (Dynamo puts a ``torch.Size`` in ``co_consts``; it equals the plain tuple) and any
+    other object is itself, by identity."""
+    kind = type(value)
+    if kind is types.CodeType:
         return ("code", normalize(value))
-    if isinstance(value, tuple):
+    if kind is tuple:
         return ("tuple", tuple(normalize_const(v) for v in value))
-    if isinstance(value, frozenset):
+    if kind is frozenset:
         return ("frozenset", frozenset(normalize_const(v) for v in value))
-    if isinstance(value, (float, complex)):
-        return (type(value).__name__, repr(value))
-    return (type(value).__name__, value)
+    if kind in (float, complex):
+        return (kind.__name__, repr(value))
+    if kind in _LITERAL_KINDS:
+        return (kind.__name__, value)
+    return ("object", id(value))
 
 
 def normalize(code):

@@ -344,3 +344,39 @@ def test_the_decompiler_package_names_what_the_original_s_did():
     from depyf.decompiler import DecompilationError, Decompiler, decompile
     assert Decompiler is depyf.Decompiler and decompile is depyf.decompile
     assert DecompilationError is depyf.DecompilationError
+
+
+class _Size(tuple):
+    """As Dynamo's torch.Size constants: a tuple subclass, equal to the plain tuple."""
+
+
+def test_a_constant_of_a_tuple_subclass_is_bound_not_printed_as_a_tuple():
+    def f(x):
+        return x + (2, 8)
+
+    code = f.__code__
+    code = code.replace(co_consts=tuple(_Size(c) if c == (2, 8) else c for c in code.co_consts))
+    text = depyf.decompile(code)
+    assert "(2, 8)" not in text and "__depyf_const_0" in text, text
+
+
+def _passes_a_cell_down():
+    fn = len
+
+    def wrapper(x):
+        def inner(y):
+            return y + 1
+            fn(y)  # (dropped by the compiler; its symbol table still makes fn free here)
+
+        return inner(x)
+
+    return wrapper
+
+
+def test_a_free_variable_passed_down_and_used_by_no_statement_stays_free():
+    """Dynamo's resume functions made in a decorator's wrapper keep such a variable."""
+    wrapper = _passes_a_cell_down()
+    inner = next(c for c in wrapper.__code__.co_consts if isinstance(c, types.CodeType))
+    assert inner.co_freevars == ("fn",)
+    text = depyf.decompile(wrapper)
+    assert "nonlocal fn" in text, text

@@ -270,6 +270,31 @@ def test_bound_constants_and_renamed_globals():
                           bindings={"__depyf_const_0": marker})
 
 
+class _Size(tuple):
+    """A tuple subclass, as Dynamo's ``torch.Size`` constants are: equal to the plain
+    tuple, another value all the same."""
+
+
+def _with_size(value):
+    if type(value) is tuple:
+        return _Size(value) if value == (2, 8) else tuple(_with_size(v) for v in value)
+    return value
+
+
+@pytest.mark.parametrize("source,bound", [
+    ("def f():\n return (2, 8)\n", "def f():\n return __depyf_const_0\n"),
+    ("def f(x):\n return x + (2, 8)\n", "def f(x):\n return x + __depyf_const_0\n"),
+    ("def f(x):\n return g(x, (1, (2, 8)))\n", "def f(x):\n return g(x, __depyf_const_0)\n")])
+def test_a_constant_of_a_subclass_is_not_the_plain_literal(source, bound):
+    plain = _fn(source).__code__
+    original = plain.replace(co_consts=tuple(_with_size(c) for c in plain.co_consts))
+    held = [c for c in original.co_consts if c != c or c in ((2, 8), (1, (2, 8)))]
+    assert held and any(type(c) is not tuple or _Size in map(type, c) for c in held)
+    verdict = equivalent(original, plain)  # the same bytecode, the plain tuple for the Size
+    assert not verdict and verdict.different, verdict
+    assert equivalent(original, _fn(bound).__code__, bindings={"__depyf_const_0": held[0]})
+
+
 def test_fixed_globals_may_be_read_at_another_moment():
     # Dynamo reads its graph (__compiled_fn_1_<uuid>) first and calls it after the
     # profiler hooks; the decompiled text names it where it is called

@@ -28,7 +28,7 @@ CASES = [(name, "eager") for name in WORKLOADS] + [
     ("toy", "inductor"),
 ]
 RESUMES = {"toy": "toy_example", "print": "gb_print", "item": "gb_item", "closure": "inner",
-           "no_grad": "gb_no_grad", "hook_lambda": "lambda"}
+           "wrapper": "wrapper", "no_grad": "gb_no_grad", "hook_lambda": "lambda"}
 
 TORCH_MINOR = tuple(int(p) for p in torch.__version__.split(".")[:2])
 

@@ -92,6 +92,26 @@ def w_closure(backend):
     return _flat(f(torch.randn(6)))
 
 
+def _decorated(fn):
+    def wrapper(x):
+        y = fn(x)
+        print("depyf test: break inside a decorator's wrapper")
+        return y + 1
+
+    return wrapper
+
+
+# a decorator's wrapper (transformers' `forward`s are such): the resume function keeps the
+# wrapper's free variable `fn`, used only by the code before the break (which it jumps over)
+gb_wrapper = _decorated(torch.sin)
+
+
+def w_wrapper(backend):
+    _seed()
+    f = torch.compile(gb_wrapper, backend=backend)
+    return _flat(f(torch.randn(5)), f(torch.randn(5)))
+
+
 def gb_no_grad(x, w):
     y = x @ w
     with torch.no_grad():
@@ -430,6 +450,7 @@ WORKLOADS = {
     "print": (w_print, ["gb_print"]),
     "item": (w_item, ["gb_item"]),
     "closure": (w_closure, ["gb_closure"]),
+    "wrapper": (w_wrapper, ["wrapper"]),
     "no_grad": (w_no_grad, ["gb_no_grad"]),
     "loop": (w_loop, ["loop_over_list"]),
     "mlp_train": (w_mlp_train, ["forward"]),

@@ -217,9 +217,11 @@ def written_annotation(node):
         return None
 
 
-def declarations(code, instrs, outer_cells=()):
+def declarations(code, instrs, outer_cells=(), body=None):
     """`global` / `nonlocal` statements: names this code rebinds outside its own scope.
-    ``outer_cells``: free variables that are cells of an enclosing function."""
+    ``outer_cells``: free variables that are cells of an enclosing function; ``body``: the
+    statements read (a free variable used only by code that cannot run, such as the
+    original prologue of a resume function Dynamo jumps over, is in no statement)."""
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
     for opname, name in _stores(code, instrs):
@@ -233,6 +235,11 @@ def declarations(code, instrs, outer_cells=()):
     if free:
         used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))
                 or (ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
+        if body is not None:  # (a zero-argument super() reads __class__; a nested
+            # def's `nonlocal x` makes x free here too)
+            used &= {"__class__"} | {name for s in body for n in ast.walk(s) for name in (
+                [n.id] if isinstance(n, ast.Name) else n.names if isinstance(n, ast.Nonlocal)
+                else ())}
         stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
                         and n not in stored_free]
     out = []

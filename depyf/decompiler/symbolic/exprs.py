@@ -131,12 +131,15 @@ INF = float("inf")
 
 def is_literal(value):
     """Whether ``value`` has source that evaluates back to it: its ``repr`` (inf and nan
-    as expressions the compiler folds; a complex number: ``numbers.number_expr``)."""
-    if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
-        if isinstance(value, complex):  # (signed zeros and NaNs: ``numbers``)
+    as expressions the compiler folds; a complex number: ``numbers.number_expr``). Of
+    exactly those types: an instance of a subclass (Dynamo's ``torch.Size``, a tuple) is
+    no literal, its repr gives back another type."""
+    kind = type(value)
+    if value is None or value is Ellipsis or kind in (bool, int, float, complex, str, bytes):
+        if kind is complex:  # (signed zeros and NaNs: ``numbers``)
             return number_expr(value) is not None
         return True  # inf and nan are written as expressions the compiler folds
-    if isinstance(value, (tuple, frozenset)):
+    if kind in (tuple, frozenset):
         return all(is_literal(v) for v in value)
     return False
 
