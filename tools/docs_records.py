@@ -103,9 +103,13 @@ def deep_table(rows, data):
 
 # ---- cpython-tests: python -m depyf.verify.cpython_tests --json ---------------------------
 
-def cpython_row(path):
-    """One row of a ``--json`` file of ``depyf.verify.cpython_tests``."""
+def cpython_rows(path):
+    """The rows of a ``--json`` file of ``depyf.verify.cpython_tests`` (one per mode)."""
     data = _load_json(path)
+    return [cpython_row(run) for run in data.get("runs", [data])]
+
+
+def cpython_row(data):
     t = data["totals"]
     modules = data["modules"]
     changed = [(m["name"], m["status"], len(m.get("changed") or ())) for m in modules if m.get("changed")]
@@ -114,9 +118,11 @@ def cpython_row(path):
             "unreadable": sum(1 for m in modules if m["status"] == "unreadable"),
             "internal_error": t.get("internal_error", 0), "tests": t["tests"], "same": t["same"],
             "changed": t["changed"], "changed_on_proven": sum(n for _, s, n in changed if s == "proven"),
-            "changed_where": ["%s (%s) %d" % c for c in changed],
+            "changed_where": ["`%s` (%s) %d" % c for c in changed],
             "source_text_dependent": t["source_text_dependent"], "flaky": t.get("flaky", 0),
-            "not_reached": t["not_reached"], "minutes": round(data["wall_seconds"] / 60.0)}
+            "not_reached": t["not_reached"], "minutes": round(data["wall_seconds"] / 60.0),
+            "not_proven": ["`%s` (%s)" % (m["name"], m["status"]) for m in modules
+                           if m["status"] != "proven"]}
 
 
 def cpython_key(row):
@@ -147,7 +153,8 @@ def cpython_run(out_dir, extra):
 
 
 def cpython_reduce(out_dir):
-    return [cpython_row(p) for p in sorted(glob.glob(os.path.join(out_dir, "cpython-*.json")))]
+    return [row for p in sorted(glob.glob(os.path.join(out_dir, "cpython-*.json")))
+            for row in cpython_rows(p)]
 
 
 def cpython_table(rows, data):
@@ -167,8 +174,12 @@ def cpython_table(rows, data):
                 r["internal_error"], format(r["tests"], ","), format(r["same"], ","), r["changed"],
                 r["changed_on_proven"], r["source_text_dependent"], r["flaky"], r["not_reached"],
                 r["minutes"], r["recorded"]["date"], r["recorded"]["depyf"]))
-        out += [""] + ["Changed outcomes on Python %s: %s." % (r["python"], ", ".join(r["changed_where"]))
-                       for r in chosen if r["changed_where"]] + [""]
+        out += [""]
+        for r in chosen:
+            out += ["- Python %s: not proven: %s; changed outcomes: %s." % (
+                r["python"], ", ".join(r["not_proven"]) or "none",
+                ", ".join(r["changed_where"]) or "none")]
+        out += [""]
     return out[:-1] if out else ["*Not measured yet.*"]
 
 

@@ -130,7 +130,7 @@ MEASUREMENTS = {
     "cpython-tests": {"benchmark": "-m depyf.verify.cpython_tests --json FILE",
                       "run": docs_records.cpython_run, "reduce": docs_records.cpython_reduce,
                       "table": docs_records.cpython_table, "key": docs_records.cpython_key,
-                      "import": docs_records.cpython_row},
+                      "import": docs_records.cpython_rows},
     "torch-source-corpus": {"benchmark": "benchmarks/package_corpus.py",
                             "args": docs_records.corpus_args, "reduce": docs_records.corpus_reduce,
                             "table": docs_records.corpus_table, "key": docs_records.corpus_key,
@@ -224,14 +224,15 @@ def import_files(name, argv):
     args = p.parse_args(argv)
     rows = []
     for path in args.files:
-        row = spec["import"](path)
-        own = row.pop("own", {})  # what the file says of itself (date, depyf commit)
-        mtime = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
-        row["recorded"] = {"command": args.command,
-                           "date": args.date or own.get("date") or mtime.strftime("%Y-%m-%d"),
-                           "machine": args.machine, "depyf": own.get("depyf") or args.depyf,
-                           "source": os.path.basename(path)}
-        rows.append(row)
+        found = spec["import"](path)
+        for row in found if isinstance(found, list) else [found]:
+            own = row.pop("own", {})  # what the file says of itself (date, depyf commit)
+            mtime = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+            row["recorded"] = {"command": args.command,
+                               "date": args.date or own.get("date") or mtime.strftime("%Y-%m-%d"),
+                               "machine": args.machine, "depyf": own.get("depyf") or args.depyf,
+                               "source": os.path.basename(path)}
+            rows.append(row)
     _merge(name, rows)
 
 
