@@ -273,7 +273,7 @@ def _cause_table(rows):
         lines.append("| %s | %s | %d | %s | %d | %d | %s |" % (
             kind, why.replace("|", "\\|"), e["count"],
             " ".join("%s:%d" % kv for kv in sorted(e["versions"].items(), key=lambda kv: _vkey(kv[0]))),
-            e["future"], e["long"], ", ".join(e["examples"])))
+            e["future"], e["long"], ", ".join("`%s`" % x for x in e["examples"])))
     return "\n".join(lines)
 
 

@@ -245,7 +245,7 @@ def _keyed_head(name, data):
     return ["Each row is one run, with its date and depyf commit; `python tools/docs_tables.py "
             "record %s -- ARGS` measures a row again. Made by: %s. Machine: %s.%s" % (
                 name, ", ".join("`%s`" % c for c in commands) or "-", "; ".join(machines),
-                " Rows taken from earlier results (`python tools/docs_tables.py import`): %s." % (
+                " Rows read from saved result files (`python tools/docs_tables.py import`): %s." % (
                     "; ".join(imported)) if imported else ""), ""]
 
 
