@@ -10,7 +10,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-import docs_records  # noqa: E402
+import docs_matrix  # noqa: E402
 import docs_tables  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def test_every_generated_block_has_data():
 
 def _matrix_row(session, passed):
     return {"session": session, "torch": "2.9.1", "python": "3.11.7",
-            "outcomes": dict.fromkeys(docs_records.OUTCOMES, 0, ), "figures": {},
+            "outcomes": dict.fromkeys(docs_matrix.OUTCOMES, passed), "figures": {},
             "test_seconds": None, "session_seconds": None, "nox": "was successful",
             "recorded": {"date": "2026-01-01", "depyf": "abc1234", "machine": "m", "command": None}}
 
@@ -72,7 +72,7 @@ def test_a_matrix_row_from_a_session_output(tmp_path):
     log = tmp_path / "torch-2.9.log"
     log.write_text(LOG)
     (tmp_path / "summary").write_text("torch-2.9 rc=1 342s 19:31\n")
-    row = docs_records.matrix_row(str(log))
+    row = docs_matrix.matrix_row(str(log))
     assert (row["session"], row["torch"], row["python"], row["nox"]) == (
         "torch-2.9", "2.9.1+cu128", "3.11.7", "failed")
     assert row["outcomes"] == {"passed": 61, "failed": 1, "skipped": 6, "xfailed": 2,
@@ -92,7 +92,7 @@ def test_a_matrix_row_from_the_result_file_the_tests_write(tmp_path):
         "figures": {"decompiled_and_running": 71, "fell_back": 0, "decompile_proven": 70,
                     "decompile_generated": 70},
         "test_seconds": 120.0, "date": "2026-01-01 10:00 UTC"}))
-    row = docs_records.matrix_row(str(log), str(result))
+    row = docs_matrix.matrix_row(str(log), str(result))
     assert row["outcomes"]["passed"] == 66 and row["figures"]["decompile_generated"] == 70
     assert (row["nox"], row["session_seconds"]) == ("was successful", 240.0)
 

@@ -20,7 +20,7 @@ arguments after ``--`` go to the benchmark, e.g. ``--python 3.8=PATH`` for an in
 * ``compile-overhead``: ``benchmarks/compile_overhead.py`` (prepare_debug on the test workloads)
 * ``deep-model``: ``benchmarks/deep_model.py`` (prepare_debug on a deep transformers model)
 
-Measurements kept per row (tools/docs_records.py; ``record`` replaces the rows it made and
+Measurements kept per row (tools/docs_records.py, tools/docs_matrix.py; ``record`` replaces the rows it made and
 keeps the others, so one version or release can be measured again alone):
 
 * ``cpython-tests``: ``python -m depyf.verify.cpython_tests --json`` (a row per mode and
@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 
+import docs_matrix
 import docs_records
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -135,9 +136,9 @@ MEASUREMENTS = {
                             "args": docs_records.corpus_args, "reduce": docs_records.corpus_reduce,
                             "table": docs_records.corpus_table, "key": docs_records.corpus_key,
                             "import": docs_records.corpus_row},
-    "torch-matrix": {"benchmark": "-m nox -s", "run": docs_records.matrix_run,
-                     "reduce": docs_records.matrix_reduce, "table": docs_records.matrix_table,
-                     "key": docs_records.matrix_key, "import": docs_records.matrix_row},
+    "torch-matrix": {"benchmark": "-m nox -s", "run": docs_matrix.matrix_run,
+                     "reduce": docs_matrix.matrix_reduce, "table": docs_matrix.matrix_table,
+                     "key": docs_matrix.matrix_key, "import": docs_matrix.matrix_row},
 }
 
 
@@ -205,6 +206,8 @@ def record(name, extra):
     if "key" in spec:
         for row in reduced:
             row["recorded"] = dict(stamp)
+            if row.get("command"):  # the command that made this row alone
+                row["recorded"]["command"] = row.pop("command")
         _merge(name, reduced)
         return
     data = dict(name=name, **stamp)
