@@ -20,8 +20,9 @@ arguments after ``--`` go to the benchmark, e.g. ``--python 3.8=PATH`` for an in
 * ``compile-overhead``: ``benchmarks/compile_overhead.py`` (prepare_debug on the test workloads)
 * ``deep-model``: ``benchmarks/deep_model.py`` (prepare_debug on a deep transformers model)
 
-Measurements kept per row (tools/docs_records.py, tools/docs_matrix.py; ``record`` replaces the rows it made and
-keeps the others, so one version or release can be measured again alone):
+Measurements kept per row (tools/docs_records.py, tools/docs_matrix.py): each row holds
+its own date, depyf commit, machine and command; ``record`` replaces the rows with the keys
+it made and keeps the others, so one version or release can be measured again alone:
 
 * ``cpython-tests``: ``python -m depyf.verify.cpython_tests --json`` (a row per mode and
   Python; ``-- --python 3.12=PATH --mode language``: which interpreters, which mode)
@@ -32,10 +33,13 @@ keeps the others, so one version or release can be measured again alone):
   smoke tests write
 
     python tools/docs_tables.py import NAME FILE... [--date D] [--depyf REV] [--machine M]
-                                                # keep a result file a run wrote earlier
-                                                # (cpython-tests: its --json file;
-                                                # torch-source-corpus: its --json file;
-                                                # torch-matrix: the session's output)
+                                                # rows from result files a run saved
+                                                # (cpython-tests, torch-source-corpus: the
+                                                # --json file; torch-matrix: the session's
+                                                # output, e.g. nox -s torch-2.9 > torch-2.9.log)
+
+An imported row's date is --date, else the one the file holds, else the file's time; its
+commit is --depyf unless the file holds one (package_corpus's runs do).
 """
 import argparse
 import datetime
