@@ -102,3 +102,18 @@ def test_a_matrix_row_from_the_result_file_the_tests_write(tmp_path):
 def test_each_measurement_has_a_page(name):
     marker = "<!-- generated: %s -->" % name
     assert any(marker in open(p, encoding="utf-8").read() for p in docs_tables.pages()), name
+
+
+def test_the_rows_of_a_record_run(tmp_path):
+    """What ``record torch-matrix`` leaves in its folder per session: the output, the
+    result file and the session's duration and exit status."""
+    (tmp_path / "torch-2.9.log").write_text(LOG)
+    (tmp_path / "torch-2.9.json").write_text(json.dumps({
+        "torch": "2.9.1", "python": "3.11.7", "exit_status": 1,
+        "outcomes": {"passed": 61, "failed": 1, "skipped": 6, "xfailed": 2, "xpassed": 0, "error": 0},
+        "figures": {"decompiled_and_running": 60, "fell_back": 2}, "test_seconds": 125.0,
+        "date": "2026-01-01 10:00 UTC"}))
+    (tmp_path / "torch-2.9.meta").write_text(json.dumps({"session_seconds": 400.0, "exit_status": 1}))
+    [row] = docs_matrix.matrix_reduce(str(tmp_path))
+    assert (row["command"], row["session_seconds"], row["nox"]) == ("nox -s torch-2.9", 400.0, "failed")
+    assert row["torch"] == "2.9.1" and row["test_seconds"] == 125.0
