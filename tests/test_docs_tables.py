@@ -117,3 +117,9 @@ def test_the_rows_of_a_record_run(tmp_path):
     [row] = docs_matrix.matrix_reduce(str(tmp_path))
     assert (row["command"], row["session_seconds"], row["nox"]) == ("nox -s torch-2.9", 400.0, "failed")
     assert row["torch"] == "2.9.1" and row["test_seconds"] == 125.0
+
+
+def test_no_row_from_a_session_whose_tests_did_not_run(tmp_path):
+    log = tmp_path / "torch-2.10.log"
+    log.write_text("nox > python -m pip install torch==2.10.0\nnox > Session torch-2.10 failed.\n")
+    assert docs_matrix.matrix_row(str(log)) is None

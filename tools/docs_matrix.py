@@ -50,6 +50,9 @@ def matrix_reduce(out_dir):
         meta = os.path.join(out_dir, session + ".meta")
         meta = _load_json(meta) if os.path.exists(meta) else {}
         row = matrix_row(log, os.path.join(out_dir, session + ".json"), meta)
+        if row is None:
+            print("%s: no test results in its output, no row" % session, file=sys.stderr)
+            continue
         row["command"] = "nox -s %s" % session
         rows.append(row)
     return rows
@@ -68,7 +71,7 @@ NOX_END = re.compile(r"nox > Session (\S+) (was successful|failed|aborted)(?: in
 def matrix_row(log, result=None, meta=None):
     """A session's row: from the result file the smoke tests wrote (DEPYF_TORCH_RESULT) when
     there is one, else read from the session's output (pytest's last line, the summary
-    section conftest prints, nox's last line)."""
+    section conftest prints, nox's last line); None when pytest did not finish."""
     text = open(log, encoding="utf-8", errors="replace").read()
     meta = meta or {}
     session = os.path.basename(log)[:-4]
@@ -84,6 +87,8 @@ def matrix_row(log, result=None, meta=None):
         if found:
             row["torch"], row["python"] = found[-1]
         last = SUMMARY_LINE.findall(text)
+        if not last:  # pytest never finished (an install failed, the session still runs)
+            return None
         if last:
             for count, what in re.findall(r"(\d+) (\w+)", last[-1][0]):
                 what = {"errors": "error", "warnings": None, "deselected": None}.get(what, what)

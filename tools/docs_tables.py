@@ -232,6 +232,8 @@ def import_files(name, argv):
     rows = []
     for path in args.files:
         found = spec["import"](path)
+        if found is None:
+            sys.exit("%s holds no finished run" % path)
         for row in found if isinstance(found, list) else [found]:
             own = row.pop("own", {})  # what the file says of itself (date, depyf commit)
             mtime = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
