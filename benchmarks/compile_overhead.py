@@ -15,6 +15,11 @@ and aot_eager, <= 1.05 for inductor.
     python benchmarks/compile_overhead.py             # full: 9 runs eager/aot_eager, 3 inductor
     python benchmarks/compile_overhead.py --quick     # development: 3 runs, eager, 6 workloads
     python benchmarks/compile_overhead.py --profile toy eager   # cProfile one depyf process
+    python benchmarks/compile_overhead.py --out-dir DIR # also write DIR/compile-overhead.json
+
+The JSON (``--out-dir``) holds the versions, the machine's load average at the start and the
+end, one row per workload and backend, and the median ratio per backend; the table of
+docs/performance.md is made from it (``python tools/docs_tables.py record compile-overhead``).
 """
 import argparse
 import contextlib
@@ -123,6 +128,7 @@ def main():
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--profile", nargs=2, metavar=("WORKLOAD", "BACKEND"))
     parser.add_argument("--top", type=int, default=40, help="rows of --profile")
+    parser.add_argument("--out-dir", help="write compile-overhead.json (the results) here")
     args = parser.parse_args()
     if args.child:
         workload, backend, use, dump = args.child
@@ -138,9 +144,11 @@ def main():
              else QUICK_WORKLOADS if args.quick else WORKLOADS)
     import torch
 
+    result = {"torch": torch.__version__, "python": sys.version.split()[0], "cpus": os.cpu_count(),
+              "load_start": _load(), "rows": [], "backends": []}
     print("torch %s, Python %s, %d CPUs, load %s; medians over fresh processes (plain and "
           "prepare_debug alternating)" % (torch.__version__, sys.version.split()[0],
-                                           os.cpu_count(), _load()))
+                                           os.cpu_count(), result["load_start"]))
     print("%-17s %-9s %4s %10s %10s %7s" % ("workload", "backend", "runs", "plain (s)", "depyf (s)", "ratio"))
     summary = []
     for backend in backends:
@@ -153,13 +161,22 @@ def main():
                 dumped.append(measure(workload, backend, True))
             p, d = statistics.median(plain), statistics.median(dumped)
             ratios.append(d / p)
+            result["rows"].append({"workload": workload, "backend": backend, "runs": n,
+                                   "plain_seconds": p, "depyf_seconds": d, "ratio": d / p})
             print("%-17s %-9s %4d %10.3f %10.3f %7.2f" % (workload, backend, n, p, d, d / p), flush=True)
         med = statistics.median(ratios)
         target = TARGETS.get(backend)
         summary.append("%-9s median ratio %.2f over %d workloads (target <= %s: %s)" % (
             backend, med, len(ratios), target, "met" if target and med <= target else "NOT met"))
         print(summary[-1] + "; load %s" % _load(), flush=True)
+        result["backends"].append({"backend": backend, "median_ratio": med, "workloads": len(ratios),
+                                   "target": target})
     print("\n".join(summary))
+    result["load_end"] = _load()
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+        with open(os.path.join(args.out_dir, "compile-overhead.json"), "w") as f:
+            json.dump(result, f, indent=1)
 
 
 if __name__ == "__main__":

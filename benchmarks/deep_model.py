@@ -19,8 +19,14 @@ Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
     python benchmarks/deep_model.py                       # 8,32,64 layers; eager, aot_eager, inductor
     python benchmarks/deep_model.py --layers 32 --backends eager --runs 5
     python benchmarks/deep_model.py --layers 1 --runs 1 --backends eager   # smoke test
-    python benchmarks/deep_model.py --layers 32 --backends eager --against main   # before/after
+    python benchmarks/deep_model.py --layers 32 --backends eager --against REV  # REV's depyf too
     python benchmarks/deep_model.py --profile 32 eager    # cProfile depyf's hook in one process
+    python benchmarks/deep_model.py --out-dir DIR         # also write DIR/deep-model.json
+
+The JSON (``--out-dir``) holds the versions, the load average at the start and the end, one
+row per depth and backend (with depyf's hook time per transformed code object) and the
+slope; the table of docs/performance.md is made from it
+(``python tools/docs_tables.py record deep-model``).
 """
 import argparse
 import collections
@@ -166,6 +172,9 @@ def run_config(layers, backend, runs, points, against=None):
         codes.append((name, instructions, statistics.median(times)))
         points.append((instructions, statistics.median(times)))
     hook = sum(s for _, _, s in codes)
+    row = {"layers": layers, "backend": backend, "runs": runs, "plain_seconds": p,
+           "depyf_seconds": d, "ratio": d / p, "cpu_ratio": dc / pc, "hook_seconds": hook,
+           "per_code": [{"name": n, "instructions": i, "seconds": s} for n, i, s in codes]}
     print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  %s" % (
         layers, backend, runs, p, d, d / p, dc / pc, hook,
         "; ".join("%s %d instr %.0f ms" % (n, i, 1e3 * s) for n, i, s in codes)), flush=True)
@@ -174,7 +183,7 @@ def run_config(layers, backend, runs, points, against=None):
         print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  (depyf of %s)" % (
             layers, backend, runs, p, o, o / p, oc / pc, statistics.median(other_hook), against[0]),
             flush=True)
-    return d / p
+    return row
 
 
 def extract(rev, folder):
@@ -200,6 +209,7 @@ def main():
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--profile", nargs=2, metavar=("LAYERS", "BACKEND"))
     parser.add_argument("--top", type=int, default=40, help="rows of --profile")
+    parser.add_argument("--out-dir", help="write deep-model.json (the results) here")
     args = parser.parse_args()
     if args.child:
         layers, backend, use, dump = args.child
@@ -213,9 +223,13 @@ def main():
 
     depths = [int(x) for x in args.layers.split(",")]
     inductor_depths = [int(x) for x in args.inductor_layers.split(",")]
+    result = {"torch": torch.__version__, "python": sys.version.split()[0], "cpus": os.cpu_count(),
+              "load_start": _load(), "rows": []}
+    import transformers
+    result["transformers"] = transformers.__version__
     print("torch %s, Python %s, %d CPUs, load %s; LlamaForCausalLM (hidden 16); medians over "
           "fresh processes (plain and prepare_debug alternating)" % (
-              torch.__version__, sys.version.split()[0], os.cpu_count(), _load()))
+              torch.__version__, sys.version.split()[0], os.cpu_count(), result["load_start"]))
     print("%6s %-9s %4s %10s %10s %7s %7s %9s  %s" % (
         "layers", "backend", "runs", "plain (s)", "depyf (s)", "ratio", "cpu", "hook (s)",
         "depyf's hook per code object"))
@@ -227,7 +241,9 @@ def main():
         for layers in depths:
             if backend == "inductor" and layers not in inductor_depths and len(depths) > 1:
                 continue
-            ratio = run_config(layers, backend, args.runs, points, against)
+            row = run_config(layers, backend, args.runs, points, against)
+            result["rows"].append(row)
+            ratio = row["ratio"]
             target = TARGETS.get(backend)
             verdicts.append("%d layers %s: %.2f (target <= %s: %s)" % (
                 layers, backend, ratio, target, "met" if target and ratio <= target else "NOT met"))
@@ -235,6 +251,11 @@ def main():
     print("hook time against instructions: %s; load %s" % (
         "%.2f ms per 1000 instructions" % s if s is not None else "one size only", _load()))
     print("\n".join(verdicts))
+    result.update(slope_ms_per_1000=s, targets=TARGETS, load_end=_load())
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+        with open(os.path.join(args.out_dir, "deep-model.json"), "w") as f:
+            json.dump(result, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -35,8 +35,7 @@ from the test venv nox makes: ``nox -s torch``)::
 
     python benchmarks/package_corpus.py --versions 3.10,3.11,3.12,3.13 \\
         --root .nox/torch/lib/python3.11/site-packages/torch --timeout 20 \\
-        --json /work/snap/torchsrc-{version}.json \\
-        --failures /work/snap/torchsrc-failures-{version}.txt
+        --json /tmp/torchsrc-{version}.json --failures /tmp/torchsrc-failures-{version}.txt
 
 About 20,000 functions and 705 modules per version; on the 2-core machine of the project
 a version took 6-9 minutes with modules compared by the checker, 1-1.5 minutes for the
@@ -47,10 +46,10 @@ proven by ``decompile_module`` itself (3.12).
 also their worklists: causes are computed when reported). ``--markdown PAGE.md`` (with a
 run, ``--versions`` or ``--report``) writes the tables as a Markdown page: date, Python and
 package versions, depyf commit, the command that regenerates the page, the totals per
-version, the tables per package and per cause. The torch page of the docs::
-
-    python benchmarks/package_corpus.py --report /work/snap/torchsrc2-3.1?.json \
-        --markdown docs/torch-source-corpus.md
+version, the tables per package and per cause. The tables of the docs' torch page
+(docs/torch-source-corpus.md) are made from runs' JSON by ``tools/docs_tables.py``
+(``record torch-source-corpus -- ARGS`` runs this script with ARGS; ``import
+torch-source-corpus RUN.json`` takes a saved run).
 
 ``--retry JSON`` measures again, with the running Python (of the run's version) and
 depyf, only what a saved run did not prove, and writes the run with those results to

@@ -72,7 +72,8 @@ def test_relative_links_resolve(page):
 
 # The documentation speaks of the product as it is, not of how it got there.
 HISTORY = re.compile(r"\bissue \d+|\bthis session\b|\bsession \d+\b|\bbefore this change\b|"
-                     r"\bafter this change\b|\bthe seed README\b", re.I)
+                     r"\bafter this change\b|\bthe seed README\b|\bmain's (code|depyf|layout)\b|"
+                     r"\bthis branch\b|\bthe branch point\b", re.I)
 
 
 def test_no_history_in_docs_and_docstrings():

@@ -17,6 +17,29 @@ arguments after ``--`` go to the benchmark, e.g. ``--python 3.8=PATH`` for an in
 
 * ``stdlib-roundtrip``: ``benchmarks/stdlib_roundtrip.py`` (the whole corpus, each version)
 * ``checker-mutation``: ``benchmarks/checker_mutation.py`` (mutants the checker refuses)
+* ``compile-overhead``: ``benchmarks/compile_overhead.py`` (prepare_debug on the test workloads)
+* ``deep-model``: ``benchmarks/deep_model.py`` (prepare_debug on a deep transformers model)
+
+Measurements kept per row (tools/docs_records.py, tools/docs_matrix.py): each row holds
+its own date, depyf commit, machine and command; ``record`` replaces the rows with the keys
+it made and keeps the others, so one version or release can be measured again alone:
+
+* ``cpython-tests``: ``python -m depyf.verify.cpython_tests --json`` (a row per mode and
+  Python; ``-- --python 3.12=PATH --mode language``: which interpreters, which mode)
+* ``torch-source-corpus``: ``benchmarks/package_corpus.py`` (a row per Python;
+  ``-- --versions 3.10,3.13 --root SITE/torch``)
+* ``torch-matrix``: ``nox -s SESSION`` of the torch matrix (a row per session;
+  ``-- torch-2.15 torch-py3.12``), with DEPYF_TORCH_RESULT naming the result file the
+  smoke tests write
+
+    python tools/docs_tables.py import NAME FILE... [--date D] [--depyf REV] [--machine M]
+                                                # rows from result files a run saved
+                                                # (cpython-tests, torch-source-corpus: the
+                                                # --json file; torch-matrix: the session's
+                                                # output, e.g. nox -s torch-2.9 > torch-2.9.log)
+
+An imported row's date is --date, else the one the file holds, else the file's time; its
+commit is --depyf unless the file holds one (package_corpus's runs do).
 """
 import argparse
 import datetime
@@ -29,6 +52,9 @@ import re
 import subprocess
 import sys
 import tempfile
+
+import docs_matrix
+import docs_records
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(REPO, "docs", "data")
@@ -52,7 +78,7 @@ def _roundtrip_reduce(out_dir):
     return rows
 
 
-def _roundtrip_table(rows):
+def _roundtrip_table(rows, data=None):
     lines = ["| Python | code objects | decompiled % | compiles % | bytecode-equal % | proven % "
              "| behave differently | `__temp` names | slowest s |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -82,7 +108,7 @@ def _mutation_reduce(out_dir):
     return rows
 
 
-def _mutation_table(rows):
+def _mutation_table(rows, data=None):
     lines = ["| Python | functions mutated | " + " | ".join(MUTATION_KINDS) + " |",
              "|---|---:|" + "---:|" * len(MUTATION_KINDS)]
     for r in rows:
@@ -102,6 +128,21 @@ MEASUREMENTS = {
                          "reduce": _roundtrip_reduce, "table": _roundtrip_table},
     "checker-mutation": {"benchmark": "benchmarks/checker_mutation.py",
                          "reduce": _mutation_reduce, "table": _mutation_table},
+    "compile-overhead": {"benchmark": "benchmarks/compile_overhead.py",
+                         "reduce": docs_records.overhead_reduce, "table": docs_records.overhead_table},
+    "deep-model": {"benchmark": "benchmarks/deep_model.py",
+                   "reduce": docs_records.deep_reduce, "table": docs_records.deep_table},
+    "cpython-tests": {"benchmark": "-m depyf.verify.cpython_tests --json FILE",
+                      "run": docs_records.cpython_run, "reduce": docs_records.cpython_reduce,
+                      "table": docs_records.cpython_table, "key": docs_records.cpython_key,
+                      "import": docs_records.cpython_rows},
+    "torch-source-corpus": {"benchmark": "benchmarks/package_corpus.py",
+                            "args": docs_records.corpus_args, "reduce": docs_records.corpus_reduce,
+                            "table": docs_records.corpus_table, "key": docs_records.corpus_key,
+                            "import": docs_records.corpus_row},
+    "torch-matrix": {"benchmark": "-m nox -s", "run": docs_matrix.matrix_run,
+                     "reduce": docs_matrix.matrix_reduce, "table": docs_matrix.matrix_table,
+                     "key": docs_matrix.matrix_key, "import": docs_matrix.matrix_row},
 }
 
 
@@ -123,40 +164,114 @@ def _commit():
         return "unknown"
 
 
-def record(name, extra):
-    spec = MEASUREMENTS[name]
-    out_dir = tempfile.mkdtemp(prefix="depyf-docs-%s-" % name)
-    shown = ["python", spec["benchmark"]] + extra
-    cmd = [sys.executable, os.path.join(REPO, spec["benchmark"]), "--out-dir", out_dir] + extra
-    print("running: %s" % " ".join(shown), file=sys.stderr, flush=True)
-    start = datetime.datetime.now(datetime.timezone.utc)
-    commit = _commit()
-    proc = subprocess.run(cmd, cwd=REPO)
-    rows = spec["reduce"](out_dir)
-    if not rows:
-        sys.exit("%s wrote no results (exit status %d)" % (spec["benchmark"], proc.returncode))
-    data = {"name": name, "command": " ".join(shown), "date": start.strftime("%Y-%m-%d"),
-            "machine": _machine(), "depyf": commit, "exit_status": proc.returncode,
-            "rows": rows}
+def _write(name, data):
     os.makedirs(DATA, exist_ok=True)
     with open(os.path.join(DATA, name + ".json"), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
 
 
-def measurement_block(name):
+def _read(name):
     path = os.path.join(DATA, name + ".json")
     if not os.path.exists(path):
-        return ["*Not measured yet:* `python tools/docs_tables.py record %s`." % name]
+        return None
     with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+        return json.load(f)
+
+
+def _merge(name, rows):
+    """Rows kept per key: the new ones replace those with the same key."""
+    key = MEASUREMENTS[name]["key"]
+    data = _read(name) or {"name": name, "rows": []}
+    new = {key(r) for r in rows}
+    data["rows"] = [r for r in data["rows"] if key(r) not in new] + rows
+    data["rows"].sort(key=key)
+    _write(name, data)
+
+
+def record(name, extra):
+    spec = MEASUREMENTS[name]
+    out_dir = tempfile.mkdtemp(prefix="depyf-docs-%s-" % name)
+    shown = ["python", spec["benchmark"]] + extra
+    print("running: %s (results in %s)" % (" ".join(shown), out_dir), file=sys.stderr, flush=True)
+    start = datetime.datetime.now(datetime.timezone.utc)
+    commit = _commit()
+    if "run" in spec:
+        status = spec["run"](out_dir, extra)
+    else:
+        args = spec["args"](out_dir, extra) if "args" in spec else ["--out-dir", out_dir] + extra
+        status = subprocess.run([sys.executable, os.path.join(REPO, spec["benchmark"])] + args,
+                                cwd=REPO).returncode
+    reduced = spec["reduce"](out_dir)
+    if not reduced:
+        sys.exit("%s wrote no results (exit status %d)" % (spec["benchmark"], status))
+    stamp = {"command": " ".join(shown), "date": start.strftime("%Y-%m-%d"),
+             "machine": _machine(), "depyf": commit, "exit_status": status}
+    if "key" in spec:
+        for row in reduced:
+            row["recorded"] = dict(stamp)
+            if row.get("command"):  # the command that made this row alone
+                row["recorded"]["command"] = row.pop("command")
+        _merge(name, reduced)
+        return
+    data = dict(name=name, **stamp)
+    data.update(reduced if isinstance(reduced, dict) else {"rows": reduced})
+    _write(name, data)
+
+
+def import_files(name, argv):
+    """Rows from result files a run wrote earlier (its date: --date, else the file's time)."""
+    spec = MEASUREMENTS[name]
+    p = argparse.ArgumentParser(prog="docs_tables.py import %s" % name)
+    p.add_argument("files", nargs="+")
+    p.add_argument("--date", help="when the run was made (default: the file's modification time)")
+    p.add_argument("--depyf", default="unknown", help="the depyf commit that made it")
+    p.add_argument("--machine", default="unknown")
+    p.add_argument("--command", help="the command that made it")
+    args = p.parse_args(argv)
+    rows = []
+    for path in args.files:
+        found = spec["import"](path)
+        if found is None:
+            sys.exit("%s holds no finished run" % path)
+        for row in found if isinstance(found, list) else [found]:
+            own = row.pop("own", {})  # what the file says of itself (date, depyf commit)
+            mtime = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+            row["recorded"] = {"command": args.command,
+                               "date": args.date or own.get("date") or mtime.strftime("%Y-%m-%d"),
+                               "machine": args.machine, "depyf": own.get("depyf") or args.depyf,
+                               "source": os.path.basename(path)}
+            rows.append(row)
+    _merge(name, rows)
+
+
+def _keyed_head(name, data):
+    rows = data["rows"]
+    commands = sorted({r["recorded"]["command"] for r in rows if r["recorded"].get("command")})
+    commands = [re.sub(r"--python (3\.\d+)=\S+", r"--python \1=PATH", c) for c in commands]
+    machines = sorted({r["recorded"]["machine"] for r in rows})
+    imported = sorted({r["recorded"]["source"] for r in rows if r["recorded"].get("source")})
+    return ["Each row is one run, with its date and depyf commit; `python tools/docs_tables.py "
+            "record %s -- ARGS` measures a row again. Made by: %s. Machine: %s.%s" % (
+                name, ", ".join("`%s`" % c for c in commands) or "-", "; ".join(machines),
+                " Rows read from saved result files (`python tools/docs_tables.py import`): %s." % (
+                    "; ".join(imported)) if imported else ""), ""]
+
+
+def measurement_block(name):
+    data = _read(name)
+    if data is None or not data.get("rows"):
+        return ["*Not measured yet:* `python tools/docs_tables.py record %s`." % name]
+    if "key" in MEASUREMENTS[name]:
+        return _keyed_head(name, data) + MEASUREMENTS[name]["table"](data["rows"], data)
     # an interpreter given by path is this machine's: shown by its version only
     command = re.sub(r"--python (3\.\d+)=\S+", r"--python \1=PATH", data["command"])
     head = ["Made by `%s` (recorded with `python tools/docs_tables.py record %s`) on %s, "
-            "depyf %s, on %s; Python versions as in the first column." % (
-                command, name, data["date"], data["depyf"], data["machine"]),
+            "depyf %s, on %s; %s." % (
+                command, name, data["date"], data["depyf"], data["machine"],
+                data.get("versions") or "Python versions as in the first column"),
             ""]
-    return head + MEASUREMENTS[name]["table"](data["rows"])
+    return head + MEASUREMENTS[name]["table"](data["rows"], data)
 
 
 # ---- the command line's help --------------------------------------------------------------
@@ -203,6 +318,11 @@ def main(argv=None):
         if len(names) != 1 or names[0] not in MEASUREMENTS:
             sys.exit("record one of: %s" % ", ".join(MEASUREMENTS))
         record(names[0], extra)
+        argv = []
+    elif argv[:1] == ["import"]:
+        if len(argv) < 3 or "import" not in MEASUREMENTS.get(argv[1], {}):
+            sys.exit("import one of: %s" % ", ".join(n for n, s in MEASUREMENTS.items() if "import" in s))
+        import_files(argv[1], argv[2:])
         argv = []
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--check", action="store_true", help="exit 1 when a page is not up to date")

@@ -32,7 +32,17 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: item.name == RUNS_LAST)
 
 
-def pytest_terminal_summary(terminalreporter):
+RESULT_FILE = "DEPYF_TORCH_RESULT"  # the torch matrix's result of this run goes there (JSON)
+_STARTED = []
+
+
+def pytest_sessionstart(session):
+    import time
+
+    _STARTED.append(time.time())
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus):
     import platform
 
     import support
@@ -43,3 +53,26 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("torch %s, Python %s" % (torch.__version__, platform.python_version()))
         for line in support.SUMMARY:
             terminalreporter.write_line(line)
+    if os.environ.get(RESULT_FILE):
+        _write_result(os.environ[RESULT_FILE], terminalreporter, exitstatus)
+
+
+def _write_result(path, terminalreporter, exitstatus):
+    """The run's outcome counts, the figures the tests summarized (fallbacks, decompile
+    proofs, the dump walk), its duration and versions: what the torch matrix table shows."""
+    import datetime
+    import json
+    import platform
+    import time
+
+    import support
+    import torch
+
+    outcomes = {key: len(terminalreporter.stats.get(key, ()))  # as pytest's last line counts
+                for key in ("passed", "failed", "skipped", "xfailed", "xpassed", "error")}
+    result = {"torch": torch.__version__, "python": platform.python_version(),
+              "exit_status": int(exitstatus), "outcomes": outcomes, "figures": dict(support.FIGURES),
+              "test_seconds": round(time.time() - _STARTED[0], 1) if _STARTED else None,
+              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)

@@ -15,13 +15,17 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 # One line per measurement of the run (fallback count, decompile proofs, the dump walk);
-# conftest prints them at the end, under the torch and Python versions (the torch matrix
-# reads them from there).
+# conftest prints them at the end, under the torch and Python versions, and writes them with
+# the test outcomes to the JSON file DEPYF_TORCH_RESULT names (the torch matrix's results:
+# tools/docs_tables.py record torch-matrix).
 SUMMARY = []
+FIGURES = {}
 
 
-def summarize(line):
+def summarize(line, **figures):
+    """Print ``line`` now and in the run's summary; ``figures`` (numbers) go to the result file."""
     SUMMARY.append(line)
+    FIGURES.update(figures)
     print("\n" + line)
 
 

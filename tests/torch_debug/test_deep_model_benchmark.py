@@ -1,6 +1,8 @@
 """``benchmarks/deep_model.py`` at its smallest size (one layer, one process per mode,
 eager), so that the script cannot rot between the runs that use it: the table row, the
-per-code hook times and the verdict are printed."""
+per-code hook times and the verdict are printed, and the JSON docs/performance.md is made
+from is written."""
+import json
 import os
 import subprocess
 import sys
@@ -12,11 +14,11 @@ from support import REPO
 pytest.importorskip("transformers")
 
 
-def test_deep_model_benchmark_smallest_size():
+def test_deep_model_benchmark_smallest_size(tmp_path):
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
         [sys.executable, os.path.join(REPO, "benchmarks", "deep_model.py"), "--layers", "1",
-         "--runs", "1", "--backends", "eager"],
+         "--runs", "1", "--backends", "eager", "--out-dir", str(tmp_path)],
         env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
@@ -26,3 +28,7 @@ def test_deep_model_benchmark_smallest_size():
     assert "wrapper" in row and " instr " in row  # the hook timed the transformed forward
     assert any(line.startswith("1 layers eager: ") for line in lines), lines
     assert any(line.startswith("hook time against instructions:") for line in lines), lines
+    with open(os.path.join(str(tmp_path), "deep-model.json")) as f:
+        data = json.load(f)
+    assert [(r["layers"], r["backend"], r["runs"]) for r in data["rows"]] == [(1, "eager", 1)]
+    assert data["rows"][0]["per_code"] and data["torch"] and data["python"]

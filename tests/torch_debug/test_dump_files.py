@@ -89,6 +89,7 @@ def test_every_dump_file_of_the_suite_compiles(tmp_path_factory, no_pause):
     files = [os.path.join(d, n) for d in dirs for n in sorted(os.listdir(d)) if n.endswith(".py")]
     bad = not_compiling(files)
     summarize("walked %d dump directories, %d .py files, %d not valid Python"
-              % (len(dirs), len(files), len(bad)))
+              % (len(dirs), len(files), len(bad)),
+              dump_dirs=len(dirs), dump_files=len(files), dump_files_invalid=len(bad))
     assert files
     assert not bad, "dump files that are not valid Python:\n" + "\n".join(bad)

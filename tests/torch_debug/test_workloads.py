@@ -147,7 +147,7 @@ def test_every_transformed_code_is_decompiled_and_running(dump_root, no_pause):
             check_workload(name, "eager", WORKLOADS, dump_root)
         used, fell_back, details = _overview_counts(dump_root)
     summarize("transformed/resume code objects: %d decompiled and running, %d fell back to "
-              "Dynamo's bytecode" % (used, fell_back))
+              "Dynamo's bytecode" % (used, fell_back), decompiled_and_running=used, fell_back=fell_back)
     for line in details:
         print("  fallback:", line)
     assert used + fell_back > 0
@@ -175,7 +175,8 @@ def test_public_decompile_proves_every_generated_code(no_pause):
             # a def (a closure's `nonlocal` needs its enclosing function to compile)
             assert isinstance(ast.parse(source).body[0], ast.FunctionDef), source
     summarize("depyf.decompile on Dynamo's generated code objects: %d of %d proven"
-              % (len(GENERATED) - len(refused), len(GENERATED)))
+              % (len(GENERATED) - len(refused), len(GENERATED)),
+              decompile_proven=len(GENERATED) - len(refused), decompile_generated=len(GENERATED))
     for line in refused:
         print("  refused:", line)
     assert GENERATED
