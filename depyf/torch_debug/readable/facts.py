@@ -1,6 +1,6 @@
 """What the folding rules need to know about one function, read from its AST: which names
 it reads, writes and deletes (``Facts``), which local variables are certainly bound before
-each statement (``bound_before``), which expressions have no effect (``is_pure``), and in
+each statement (``bound.bound_before``), which expressions have no effect (``is_pure``), and in
 which order a statement evaluates its parts (``evaluation_order``). Every answer errs on
 the safe side: "not known" means a rule does not apply."""
 import ast
@@ -16,24 +16,29 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
 # ------------------------------------------------------------------------- traversal
 # The rules walk the tree many times per fold (most of the time prepare_debug adds to a
 # compile): ``children`` is ``list(ast.iter_child_nodes(node))``, same nodes in the same
-# order, without a generator per node and skipping the fields that never hold a node.
+# order, without a generator per node and skipping the fields that never hold a node and
+# the expression contexts and operators (``ast.Load()``, ``ast.Add()``: no rule looks
+# for them, and every ``Name`` has one).
 
-_SCALAR_FIELDS = frozenset(("id", "attr", "arg", "name", "module", "level", "kind", "type_comment",
-                            "is_async", "conversion", "simple", "n", "s"))
-_CHILD_FIELDS = {ast.Constant: ()}
+_SKIPPED_FIELDS = frozenset(("id", "attr", "arg", "name", "module", "level", "kind", "type_comment",
+                             "is_async", "conversion", "simple", "n", "s", "ctx", "op", "ops"))
+_CHILD_FIELDS = {ast.Constant: (), ast.Name: ()}
 
 
 def _child_fields(cls):
-    fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+    fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIPPED_FIELDS)
     return fields
 
 
 def children(node):
-    """The child nodes of ``node`` (``ast.iter_child_nodes``, as a list)."""
+    """The child nodes of ``node`` (``ast.iter_child_nodes``, as a list, without expression
+    contexts and operators)."""
     cls = type(node)
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
         fields = _child_fields(cls)
+    if not fields:
+        return []
     out = []
     for name in fields:
         value = getattr(node, name, None)
@@ -234,61 +239,6 @@ def _deleted_in(st):
 
 
 COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
-
-
-def bound_before(func, walrus=True):
-    """{id(statement): names certainly bound when it starts}, for ``func``'s own scope
-    (``walrus``: False when its ``Facts`` found no ``:=``, which spares a walk of every
-    expression).
-    Conservative: anything deleted anywhere in a compound statement counts as unbound
-    inside it; after it, only an ``if`` (what every branch that goes on binds) and a
-    ``try`` with a ``finally`` and no handlers (what its body binds) add names."""
-    out = {}
-
-    def block(body, bound):
-        for st in body:
-            out[id(st)] = bound
-            bound = after(st, bound)
-        return bound
-
-    def after(st, bound):
-        if isinstance(st, ast.Delete):
-            return bound - _deleted_in(st)
-        compound = isinstance(st, COMPOUND) or type(st).__name__ in ("TryStar", "Match")
-        if not compound:
-            return bound | _stores_of(st, walrus)
-        inner = bound - _deleted_in(st)
-        if isinstance(st, ast.If):
-            ends = [(block(branch, inner), terminates(branch)) for branch in (st.body, st.orelse)]
-            going_on = [end for end, stops in ends if not stops]
-            return frozenset.intersection(*going_on) if going_on else inner
-        if isinstance(st, (ast.For, ast.AsyncFor)):
-            block(st.body, inner | target_names(st.target))
-        elif isinstance(st, (ast.With, ast.AsyncWith)):
-            names = set()
-            for item in st.items:
-                if item.optional_vars is not None:
-                    names |= target_names(item.optional_vars)
-            block(st.body, inner | names)
-        elif type(st).__name__ == "Match":
-            for case in st.cases:
-                block(case.body, inner)
-        else:
-            body_end = block(st.body, inner)
-        for handler in getattr(st, "handlers", ()):
-            block(handler.body, inner | ({handler.name} if handler.name else set()))
-        if getattr(st, "orelse", None):
-            block(st.orelse, inner)
-        if getattr(st, "finalbody", None):
-            final_end = block(st.finalbody, inner)
-            if isinstance(st, ast.Try) and not st.handlers and not st.orelse:
-                # the statement after it runs only when the body completed
-                deleted = set().union(*(_deleted_in(s) for s in st.finalbody))
-                return (body_end | final_end) - deleted
-        return inner
-
-    block(func.body, frozenset(_arg_names(func.args)))
-    return out
 
 
 def terminates(body):
