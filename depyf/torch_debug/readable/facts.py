@@ -87,16 +87,37 @@ def own_nodes(node):
             stack.extend(children(n))
 
 
+_STATEMENT_FIELDS = {}
+
+
+def _statement_fields(cls):
+    """The fields of ``cls`` that can hold a statement or an ``except`` handler."""
+    fields = _STATEMENT_FIELDS.get(cls)
+    if fields is None:
+        fields = _STATEMENT_FIELDS[cls] = tuple(
+            f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+    return fields
+
+
 def own_statements(node):
     """``own_nodes(node)`` restricted to statements and ``except`` handlers, in the same
-    order, found without entering expressions (no statement is inside one)."""
-    stack = [c for c in children(node) if not isinstance(c, ast.expr)]
+    order, found by following only the fields that hold them."""
+    stack = _statement_children(node)
     while stack:
         n = stack.pop()
         if isinstance(n, (ast.stmt, ast.ExceptHandler)):
             yield n
         if not isinstance(n, SCOPES):
-            stack.extend([c for c in children(n) if not isinstance(c, ast.expr)])
+            stack.extend(_statement_children(n))
+
+
+def _statement_children(node):
+    out = []
+    for name in _statement_fields(type(node)):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+    return out
 
 
 def bodies(func):
