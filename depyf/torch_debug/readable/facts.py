@@ -123,8 +123,8 @@ def _statement_children(node):
 def bodies(func):
     """Every statement list of ``func``'s own scope (its body, branches, handlers...)."""
     for node in [func] + list(own_statements(func)):
-        if isinstance(node, SCOPES) and node is not func:
-            continue
+        if isinstance(node, SCOPES) and node is not func or not _statement_fields(type(node)):
+            continue  # (a simple statement holds no statement list)
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             value = getattr(node, field, None)
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
@@ -150,30 +150,39 @@ class Facts:
     def __init__(self, func, keep=()):
         self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
         self.walrus = False  # a `:=` in the function's own scope
-        nested, declared = set(), set()
+        nested, declared, inside = set(), set(), set()
         introspective = False
         counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
-        for node in own_nodes(func):
-            if isinstance(node, ast.Name):
+        stack = children(func)  # own_nodes(func), inline: the hottest walk of the fold
+        while stack:
+            node = stack.pop()
+            cls = type(node)
+            if cls is ast.Name:
                 counter = counters[type(node.ctx)]
                 counter[node.id] = counter.get(node.id, 0) + 1
                 introspective = introspective or node.id in _INTROSPECTION
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                continue  # (no children)
+            if cls is ast.AugAssign and type(node.target) is ast.Name:
                 for counter in (self.loads, self.aug):
                     counter[node.target.id] = counter.get(node.target.id, 0) + 1
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            elif cls is ast.Global or cls is ast.Nonlocal:
                 declared.update(node.names)
-            elif isinstance(node, ast.NamedExpr):
+            elif cls is ast.NamedExpr:
                 self.walrus = True
-            if isinstance(node, SCOPES):
-                for inner in walk(node):
-                    if isinstance(inner, ast.Name):
-                        nested.add(inner.id)
-                        introspective = introspective or inner.id in _INTROSPECTION
-                    elif isinstance(inner, ast.arg):
-                        nested.add(inner.arg)
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    nested.discard(node.name)
+            if not isinstance(node, SCOPES):
+                stack.extend(children(node))
+                continue
+            for inner in walk(node):
+                if isinstance(inner, ast.Name):
+                    nested.add(inner.id)
+                    inside.add(inner.id)
+                    introspective = introspective or inner.id in _INTROSPECTION
+                elif isinstance(inner, ast.arg):
+                    nested.add(inner.arg)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                nested.discard(node.name)
+        # every name a Name node of the function spells, nested scopes included
+        self.names = set(self.loads).union(self.stores, self.dels, inside)
         self.params = frozenset(_arg_names(func.args))
         self.cells = frozenset(nested | declared)
         self.protected = frozenset(keep) | self.params | self.cells

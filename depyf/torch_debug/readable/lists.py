@@ -130,8 +130,7 @@ class _Scalarizer:
         self.func = func
         self.facts = facts
         self.bound = bound
-        numbers = [int(m.group(1)) for m in (DECOMPILER_TEMP.match(n.id)
-                                              for n in walk(func) if isinstance(n, ast.Name)) if m]
+        numbers = [int(m.group(1)) for m in map(DECOMPILER_TEMP.match, facts.names) if m]
         self.next_temp = max(numbers, default=0) + 1
         self.stmt = None  # the original statement being executed (for `bound`)
 
@@ -430,8 +429,8 @@ class _Scalarizer:
         if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id in state.env:
             raise _GiveUp("an augmented assignment to a tracked list that is not modelled")
         stored = self.stored_names(st)
-        new = copy.deepcopy(st) if any(isinstance(n, ast.Name) and n.id in state.env
-                                       for n in walk(st)) else None
+        new = copy.deepcopy(st) if state.env and any(isinstance(n, ast.Name) and n.id in state.env
+                                                     for n in walk(st)) else None
         for field, value in ast.iter_fields(new) if new is not None else ():
             if isinstance(value, ast.expr):
                 setattr(new, field, self.residual_target(value, state) if field in ("target", "targets")

@@ -5,7 +5,7 @@ import ast
 
 from .printing import text
 from .facts import (DECOMPILER_TEMP, Unknown, bodies, evaluation_order, free_of_effects, is_pure,
-                    own_nodes, parents, replace, target_names)
+                    own_nodes, parents, replace, target_names, walk)
 
 PROFILING_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
 # torch 2.15+ makes the calls only while the profiler is on:
@@ -160,7 +160,7 @@ def _inline(st, nxt, facts, bound):
         order = evaluation_order(nxt)
     except Unknown:
         return False
-    written = {n.target.id for n in ast.walk(st.value) if isinstance(n, ast.NamedExpr)}
+    written = {n.target.id for n in walk(st.value) if isinstance(n, ast.NamedExpr)}
     for node, conditional in order:
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             if conditional or not _short_enough(st, nxt):
