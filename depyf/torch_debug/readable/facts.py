@@ -188,9 +188,14 @@ class Facts:
         self.protected = frozenset(keep) | self.params | self.cells
         # (a Name anywhere in the function: its own scope above, nested scopes in the walks)
         self.introspective = introspective
+        self._temps = {}  # is_temp's answers
 
     def is_temp(self, name):
-        return bool(TEMP_NAME.match(name)) and name not in self.protected and not self.introspective
+        known = self._temps.get(name)
+        if known is None:
+            known = self._temps[name] = bool(TEMP_NAME.match(name)) and name not in self.protected \
+                and not self.introspective
+        return known
 
     def is_local(self, name):
         """A plain local variable (assigned here, not a cell, not declared global)."""
@@ -250,11 +255,31 @@ def _stores_of(st, walrus=True):
     elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         names.add(st.name)
     if walrus:
-        for expr in _statement_exprs(st):
-            for n in unconditional(expr):
-                if isinstance(n, ast.NamedExpr):
-                    names.add(n.target.id)
+        _unconditional_walrus(_statement_exprs(st), names)
     return names
+
+
+def _unconditional_walrus(exprs, names):
+    """Add to ``names`` the targets of the ``:=`` among ``unconditional(expr)`` of each
+    of ``exprs`` (the same walk, without a generator, leaves skipped)."""
+    stack = list(exprs)
+    while stack:
+        n = stack.pop()
+        cls = type(n)
+        if cls is ast.Name or cls is ast.Constant:
+            continue
+        if cls is ast.NamedExpr:
+            names.add(n.target.id)
+        elif isinstance(n, SCOPES):
+            continue
+        if cls is ast.BoolOp:
+            stack.append(n.values[0])
+        elif cls is ast.IfExp:
+            stack.append(n.test)
+        elif cls is ast.Compare:
+            stack.extend([n.left, n.comparators[0]])
+        else:
+            stack.extend(children(n))
 
 
 def _deleted_in(st):

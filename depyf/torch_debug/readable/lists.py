@@ -28,7 +28,7 @@ branches that leave different lists behind.
 import ast
 import copy
 
-from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, is_pure, own_nodes, same_tree, terminates, walk
+from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, children, is_pure, same_tree, terminates, walk
 
 
 class _GiveUp(Exception):
@@ -324,17 +324,26 @@ class _Scalarizer:
 
     def stored_names(self, st):
         names = set()
-        for n in [st] + list(own_nodes(st)):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                names.add(n.id)
-            elif isinstance(n, ast.NamedExpr):
+        stack = [st]  # st and own_nodes(st), in any order (a set is built)
+        while stack:
+            n = stack.pop()
+            cls = type(n)
+            if cls is ast.Name:
+                if type(n.ctx) in (ast.Store, ast.Del):
+                    names.add(n.id)
+                continue
+            if cls is ast.Constant:
+                continue
+            if cls is ast.NamedExpr:
                 names.add(n.target.id)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            elif cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 names.add(n.name)
-            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            elif cls in (ast.Import, ast.ImportFrom):
                 names.update((a.asname or a.name).split(".")[0] for a in n.names)
-            elif isinstance(n, ast.ExceptHandler) and n.name:
+            elif cls is ast.ExceptHandler and n.name:
                 names.add(n.name)
+            if n is st or not isinstance(n, SCOPES):
+                stack.extend(children(n))
         return names
 
     def assign_temp(self, st, name, state):

@@ -176,6 +176,8 @@ def hoist_walrus(func, facts, bound):
     """``x = (n := value)[k]`` -> ``n = value; x = n[k]`` when the ``:=`` is the first
     thing the statement does (only constants, displays and bound local variables that are
     not ``n`` are evaluated before it): the same evaluations, in the same order."""
+    if not facts.walrus:
+        return False  # (no ``:=`` in the function's own scope)
     changed = False
     for body in bodies(func):
         for st in list(body):
