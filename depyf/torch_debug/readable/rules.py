@@ -259,16 +259,16 @@ def _profiling_names(func):
             return noisy(expr.func)
         return False
 
+    bindings = []  # (target, value) of every one-target binding, walked once
+    for node in own_nodes(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            bindings.append((node.targets[0], node.value))
+        elif isinstance(node, ast.NamedExpr):
+            bindings.append((node.target, node.value))
     changed = True
     while changed:
         changed = False
-        for node in own_nodes(func):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-            elif isinstance(node, ast.NamedExpr):
-                target, value = node.target, node.value
-            else:
-                continue
+        for target, value in bindings:
             if isinstance(target, ast.Name) and target.id not in names and noisy(value):
                 names.add(target.id)
                 changed = True
@@ -317,10 +317,11 @@ def _profiling_receivers(func, names):
     """Names read only to call the profiling helpers on (`tmp_2.record_..._enter()`, torch
     2.15+), each bound by plain assignments of a name or attribute only."""
     used, other = set(), set()
-    plain = {id(t) for st in own_nodes(func) if isinstance(st, ast.Assign)
+    nodes = list(own_nodes(func))
+    plain = {id(t) for st in nodes if isinstance(st, ast.Assign)
              and isinstance(st.value, (ast.Name, ast.Attribute)) for t in st.targets}
-    attr_of = {id(n.value): n for n in own_nodes(func) if isinstance(n, ast.Attribute)}
-    for node in own_nodes(func):
+    attr_of = {id(n.value): n for n in nodes if isinstance(n, ast.Attribute)}
+    for node in nodes:
         if not isinstance(node, ast.Name):
             continue
         if isinstance(node.ctx, ast.Load):
