@@ -31,7 +31,6 @@ follows as comments) and the function's code object is re-pointed at the file, s
 debugger breakpoints in e.g. ``__compiled_fn_1.Forward_graph.0.py`` (aot_eager) or
 ``__compiled_fn_1.Captured_Graph.0.py`` (eager backend) are hit.
 """
-import functools
 import re
 
 from . import adapter, graph_runner
@@ -90,12 +89,9 @@ def stale_citations(text, captured_text):
     return sorted(cited_lines(text) - cited_lines(captured_text))
 
 
-@functools.lru_cache(maxsize=16)
 def as_valid_python(text):
     """``text`` if it compiles; else with ``class <lambda>``-style names fixed; else every
-    line commented out (with a note), so that every dump file compiles. Remembered for the
-    last printouts: the same graph's printout comes with several events and stage files,
-    and compiling a deep model's costs as much as printing it."""
+    line commented out (with a note), so that every dump file compiles."""
     if compiles(text):
         return text
     fixed = re.sub(r"^(\s*class )<(\w+)>", r"\1_\2_", text, flags=re.M)
