@@ -53,12 +53,13 @@ class Frame:
         self.result = None  # ("return", v) / ("raise", e) / ("diverge",) once finished
         self.ready = None  # the instruction at pc was run up to its event: skip the pure part
 
-    def copy(self, heap=True):
-        """An independent copy (``heap=False``: with an empty heap, for a join to fill)."""
+    def copy(self, heap=True, slots=True):
+        """An independent copy (``heap=False``: with an empty heap, for a join to fill;
+        ``slots=False``: sharing the stack and locals, which the join replaces)."""
         f = _new(Frame)
         f.side, f.info, f.pc = self.side, self.info, self.pc
-        f.stack = self.stack[:]
-        f.locals = self.locals.copy()
+        f.stack = self.stack[:] if slots else self.stack
+        f.locals = self.locals.copy() if slots else self.locals
         f.blocks = self.blocks[:]
         f.exc = self.exc
         f.heap = {k: o.copy() for k, o in self.heap.items()} if heap and self.heap else {}

@@ -261,15 +261,18 @@ def _join(node, generation, stored, arriving):
 
 
 def _join_frame(j, side, g, s):
-    f = g.copy(heap=False)
+    f = g.copy(heap=False, slots=False)
     term = j.term
-    f.stack = [term(side, x, y) for x, y in zip(g.stack, s.stack)]
-    gl, sl = g.locals, s.locals
     node = j.node
+
+    # the same term on both paths and no phi of this node: ``term`` would keep it as it
+    # is and record nothing, so it is not asked (most of a deep stack at most joins)
+    f.stack = [x if x is y and (x[0] in _CONSTANT_LEAVES or (x[0] in _SYMBOLS and (
+        x[1][0] != "phi" or x[1][1] != node))) else term(side, x, y) for x, y in zip(g.stack, s.stack)]
+    gl, sl = g.locals, s.locals
     f.locals = out = {}
     for n, v in gl.items():
         w = sl.get(n, UNBOUND)
-        # the same term on both paths and no phi of this node: ``term`` keeps it as it is
         if w is v and (v[0] in _CONSTANT_LEAVES or (v[0] in _SYMBOLS and (
                 v[1][0] != "phi" or v[1][1] != node))):
             out[n] = v

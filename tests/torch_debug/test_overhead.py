@@ -75,14 +75,16 @@ def _corpus():
 
 def test_fast_tree_walks_are_asts():
     """``children``/``walk``/``own_statements``/``same_tree`` of the folding give what
-    ``ast`` gives, on every node of depyf's and these tests' sources."""
+    ``ast`` gives (less the expression contexts and operators, leaves no rule looks for),
+    on every node of depyf's and these tests' sources."""
     nodes = 0
+    leaves = (ast.expr_context, ast.operator, ast.cmpop, ast.boolop, ast.unaryop)
     for tree in _corpus():
-        assert facts.walk(tree) == list(ast.walk(tree))
+        assert facts.walk(tree) == [n for n in ast.walk(tree) if not isinstance(n, leaves)]
         statements = []
         for node in ast.walk(tree):
             nodes += 1
-            assert facts.children(node) == list(ast.iter_child_nodes(node))
+            assert facts.children(node) == [n for n in ast.iter_child_nodes(node) if not isinstance(n, leaves)]
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
                 expected = [n for n in facts.own_nodes(node) if isinstance(n, (ast.stmt, ast.ExceptHandler))]
                 assert list(facts.own_statements(node)) == expected
@@ -92,6 +94,75 @@ def test_fast_tree_walks_are_asts():
             assert facts.same_tree(a, b) == (ast.dump(a) == ast.dump(b))
             assert facts.same_tree(a, copy.deepcopy(a))
     assert nodes > 50000
+
+
+def _bound_with_sets(func, walrus):
+    """``bound_before`` written with a plain set per statement (the definition)."""
+    from depyf.torch_debug.readable import facts as F
+
+    out = {}
+
+    def block(body, bound):
+        for st in body:
+            out[id(st)] = bound
+            bound = after(st, bound)
+        return bound
+
+    def after(st, bound):
+        if isinstance(st, ast.Delete):
+            return bound - F._deleted_in(st)
+        if not (isinstance(st, F.COMPOUND) or type(st).__name__ in ("TryStar", "Match")):
+            return bound | F._stores_of(st, walrus)
+        inner = bound - F._deleted_in(st)
+        if isinstance(st, ast.If):
+            ends = [(block(b, inner), F.terminates(b)) for b in (st.body, st.orelse)]
+            going_on = [end for end, stops in ends if not stops]
+            return frozenset.intersection(*going_on) if going_on else inner
+        body_end = None
+        if isinstance(st, (ast.For, ast.AsyncFor)):
+            block(st.body, inner | F.target_names(st.target))
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            block(st.body, inner.union(*(F.target_names(i.optional_vars) for i in st.items
+                                         if i.optional_vars is not None)))
+        elif type(st).__name__ == "Match":
+            for case in st.cases:
+                block(case.body, inner)
+        else:
+            body_end = block(st.body, inner)
+        for handler in getattr(st, "handlers", ()):
+            block(handler.body, inner | ({handler.name} if handler.name else set()))
+        if getattr(st, "orelse", None):
+            block(st.orelse, inner)
+        if getattr(st, "finalbody", None):
+            final_end = block(st.finalbody, inner)
+            if isinstance(st, ast.Try) and not st.handlers and not st.orelse:
+                deleted = set().union(*(F._deleted_in(s) for s in st.finalbody))
+                return (body_end | final_end) - deleted
+        return inner
+
+    block(func.body, frozenset(F._arg_names(func.args)))
+    return out
+
+
+def test_bound_timeline_is_the_set_definition():
+    """``bound_before``'s timeline answers ``name in bound`` as a set per statement would,
+    for every name at every statement of every function of depyf's and these tests'
+    sources."""
+    from depyf.torch_debug.readable.bound import bound_before
+
+    checked = 0
+    for tree in _corpus():
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)} | {"__absent__"}
+            for walrus in (True, False):
+                got, want = bound_before(func, walrus), _bound_with_sets(func, walrus)
+                assert got.keys() == want.keys()
+                for key, bound in want.items():
+                    assert {n for n in names if n in got[key]} == bound & names
+                    checked += 1
+    assert checked > 10000
 
 
 def test_first_reading_refused_falls_back_to_every_reading(tmp_path, monkeypatch):

@@ -471,7 +471,8 @@ def test_a_chain_of_single_use_temporaries_folds_in_one_call():
     forwards and backwards; one call of the rule takes the whole chain (a chain of k used
     to take k rounds of every rule), with the same result."""
     from depyf.torch_debug.readable import rules
-    from depyf.torch_debug.readable.facts import Facts, bound_before
+    from depyf.torch_debug.readable.bound import bound_before
+    from depyf.torch_debug.readable.facts import Facts
 
     src = textwrap.dedent("""
         def f(a, b):

@@ -49,7 +49,8 @@ import ast
 
 from ...bytecode import versions as V
 from . import lists, printing
-from .facts import Facts, bound_before
+from .bound import bound_before
+from .facts import Facts
 from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
                     inline_single_use, renumber_temporaries, split_display_unpack)
 

@@ -1,6 +1,6 @@
 """What the folding rules need to know about one function, read from its AST: which names
 it reads, writes and deletes (``Facts``), which local variables are certainly bound before
-each statement (``bound_before``), which expressions have no effect (``is_pure``), and in
+each statement (``bound.bound_before``), which expressions have no effect (``is_pure``), and in
 which order a statement evaluates its parts (``evaluation_order``). Every answer errs on
 the safe side: "not known" means a rule does not apply."""
 import ast
@@ -16,24 +16,29 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
 # ------------------------------------------------------------------------- traversal
 # The rules walk the tree many times per fold (most of the time prepare_debug adds to a
 # compile): ``children`` is ``list(ast.iter_child_nodes(node))``, same nodes in the same
-# order, without a generator per node and skipping the fields that never hold a node.
+# order, without a generator per node and skipping the fields that never hold a node and
+# the expression contexts and operators (``ast.Load()``, ``ast.Add()``: no rule looks
+# for them, and every ``Name`` has one).
 
-_SCALAR_FIELDS = frozenset(("id", "attr", "arg", "name", "module", "level", "kind", "type_comment",
-                            "is_async", "conversion", "simple", "n", "s"))
-_CHILD_FIELDS = {ast.Constant: ()}
+_SKIPPED_FIELDS = frozenset(("id", "attr", "arg", "name", "module", "level", "kind", "type_comment",
+                             "is_async", "conversion", "simple", "n", "s", "ctx", "op", "ops"))
+_CHILD_FIELDS = {ast.Constant: (), ast.Name: ()}
 
 
 def _child_fields(cls):
-    fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+    fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIPPED_FIELDS)
     return fields
 
 
 def children(node):
-    """The child nodes of ``node`` (``ast.iter_child_nodes``, as a list)."""
+    """The child nodes of ``node`` (``ast.iter_child_nodes``, as a list, without expression
+    contexts and operators)."""
     cls = type(node)
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
         fields = _child_fields(cls)
+    if not fields:
+        return []
     out = []
     for name in fields:
         value = getattr(node, name, None)
@@ -82,23 +87,44 @@ def own_nodes(node):
             stack.extend(children(n))
 
 
+_STATEMENT_FIELDS = {}
+
+
+def _statement_fields(cls):
+    """The fields of ``cls`` that can hold a statement or an ``except`` handler."""
+    fields = _STATEMENT_FIELDS.get(cls)
+    if fields is None:
+        fields = _STATEMENT_FIELDS[cls] = tuple(
+            f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+    return fields
+
+
 def own_statements(node):
     """``own_nodes(node)`` restricted to statements and ``except`` handlers, in the same
-    order, found without entering expressions (no statement is inside one)."""
-    stack = [c for c in children(node) if not isinstance(c, ast.expr)]
+    order, found by following only the fields that hold them."""
+    stack = _statement_children(node)
     while stack:
         n = stack.pop()
         if isinstance(n, (ast.stmt, ast.ExceptHandler)):
             yield n
         if not isinstance(n, SCOPES):
-            stack.extend([c for c in children(n) if not isinstance(c, ast.expr)])
+            stack.extend(_statement_children(n))
+
+
+def _statement_children(node):
+    out = []
+    for name in _statement_fields(type(node)):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out.extend([item for item in value if isinstance(item, ast.AST)])
+    return out
 
 
 def bodies(func):
     """Every statement list of ``func``'s own scope (its body, branches, handlers...)."""
     for node in [func] + list(own_statements(func)):
-        if isinstance(node, SCOPES) and node is not func:
-            continue
+        if isinstance(node, SCOPES) and node is not func or not _statement_fields(type(node)):
+            continue  # (a simple statement holds no statement list)
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             value = getattr(node, field, None)
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
@@ -124,38 +150,52 @@ class Facts:
     def __init__(self, func, keep=()):
         self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
         self.walrus = False  # a `:=` in the function's own scope
-        nested, declared = set(), set()
+        nested, declared, inside = set(), set(), set()
         introspective = False
         counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
-        for node in own_nodes(func):
-            if isinstance(node, ast.Name):
+        stack = children(func)  # own_nodes(func), inline: the hottest walk of the fold
+        while stack:
+            node = stack.pop()
+            cls = type(node)
+            if cls is ast.Name:
                 counter = counters[type(node.ctx)]
                 counter[node.id] = counter.get(node.id, 0) + 1
                 introspective = introspective or node.id in _INTROSPECTION
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                continue  # (no children)
+            if cls is ast.AugAssign and type(node.target) is ast.Name:
                 for counter in (self.loads, self.aug):
                     counter[node.target.id] = counter.get(node.target.id, 0) + 1
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            elif cls is ast.Global or cls is ast.Nonlocal:
                 declared.update(node.names)
-            elif isinstance(node, ast.NamedExpr):
+            elif cls is ast.NamedExpr:
                 self.walrus = True
-            if isinstance(node, SCOPES):
-                for inner in walk(node):
-                    if isinstance(inner, ast.Name):
-                        nested.add(inner.id)
-                        introspective = introspective or inner.id in _INTROSPECTION
-                    elif isinstance(inner, ast.arg):
-                        nested.add(inner.arg)
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    nested.discard(node.name)
+            if not isinstance(node, SCOPES):
+                stack.extend(children(node))
+                continue
+            for inner in walk(node):
+                if isinstance(inner, ast.Name):
+                    nested.add(inner.id)
+                    inside.add(inner.id)
+                    introspective = introspective or inner.id in _INTROSPECTION
+                elif isinstance(inner, ast.arg):
+                    nested.add(inner.arg)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                nested.discard(node.name)
+        # every name a Name node of the function spells, nested scopes included
+        self.names = set(self.loads).union(self.stores, self.dels, inside)
         self.params = frozenset(_arg_names(func.args))
         self.cells = frozenset(nested | declared)
         self.protected = frozenset(keep) | self.params | self.cells
         # (a Name anywhere in the function: its own scope above, nested scopes in the walks)
         self.introspective = introspective
+        self._temps = {}  # is_temp's answers
 
     def is_temp(self, name):
-        return bool(TEMP_NAME.match(name)) and name not in self.protected and not self.introspective
+        known = self._temps.get(name)
+        if known is None:
+            known = self._temps[name] = bool(TEMP_NAME.match(name)) and name not in self.protected \
+                and not self.introspective
+        return known
 
     def is_local(self, name):
         """A plain local variable (assigned here, not a cell, not declared global)."""
@@ -215,11 +255,31 @@ def _stores_of(st, walrus=True):
     elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         names.add(st.name)
     if walrus:
-        for expr in _statement_exprs(st):
-            for n in unconditional(expr):
-                if isinstance(n, ast.NamedExpr):
-                    names.add(n.target.id)
+        _unconditional_walrus(_statement_exprs(st), names)
     return names
+
+
+def _unconditional_walrus(exprs, names):
+    """Add to ``names`` the targets of the ``:=`` among ``unconditional(expr)`` of each
+    of ``exprs`` (the same walk, without a generator, leaves skipped)."""
+    stack = list(exprs)
+    while stack:
+        n = stack.pop()
+        cls = type(n)
+        if cls is ast.Name or cls is ast.Constant:
+            continue
+        if cls is ast.NamedExpr:
+            names.add(n.target.id)
+        elif isinstance(n, SCOPES):
+            continue
+        if cls is ast.BoolOp:
+            stack.append(n.values[0])
+        elif cls is ast.IfExp:
+            stack.append(n.test)
+        elif cls is ast.Compare:
+            stack.extend([n.left, n.comparators[0]])
+        else:
+            stack.extend(children(n))
 
 
 def _deleted_in(st):
@@ -234,61 +294,6 @@ def _deleted_in(st):
 
 
 COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
-
-
-def bound_before(func, walrus=True):
-    """{id(statement): names certainly bound when it starts}, for ``func``'s own scope
-    (``walrus``: False when its ``Facts`` found no ``:=``, which spares a walk of every
-    expression).
-    Conservative: anything deleted anywhere in a compound statement counts as unbound
-    inside it; after it, only an ``if`` (what every branch that goes on binds) and a
-    ``try`` with a ``finally`` and no handlers (what its body binds) add names."""
-    out = {}
-
-    def block(body, bound):
-        for st in body:
-            out[id(st)] = bound
-            bound = after(st, bound)
-        return bound
-
-    def after(st, bound):
-        if isinstance(st, ast.Delete):
-            return bound - _deleted_in(st)
-        compound = isinstance(st, COMPOUND) or type(st).__name__ in ("TryStar", "Match")
-        if not compound:
-            return bound | _stores_of(st, walrus)
-        inner = bound - _deleted_in(st)
-        if isinstance(st, ast.If):
-            ends = [(block(branch, inner), terminates(branch)) for branch in (st.body, st.orelse)]
-            going_on = [end for end, stops in ends if not stops]
-            return frozenset.intersection(*going_on) if going_on else inner
-        if isinstance(st, (ast.For, ast.AsyncFor)):
-            block(st.body, inner | target_names(st.target))
-        elif isinstance(st, (ast.With, ast.AsyncWith)):
-            names = set()
-            for item in st.items:
-                if item.optional_vars is not None:
-                    names |= target_names(item.optional_vars)
-            block(st.body, inner | names)
-        elif type(st).__name__ == "Match":
-            for case in st.cases:
-                block(case.body, inner)
-        else:
-            body_end = block(st.body, inner)
-        for handler in getattr(st, "handlers", ()):
-            block(handler.body, inner | ({handler.name} if handler.name else set()))
-        if getattr(st, "orelse", None):
-            block(st.orelse, inner)
-        if getattr(st, "finalbody", None):
-            final_end = block(st.finalbody, inner)
-            if isinstance(st, ast.Try) and not st.handlers and not st.orelse:
-                # the statement after it runs only when the body completed
-                deleted = set().union(*(_deleted_in(s) for s in st.finalbody))
-                return (body_end | final_end) - deleted
-        return inner
-
-    block(func.body, frozenset(_arg_names(func.args)))
-    return out
 
 
 def terminates(body):

@@ -28,7 +28,7 @@ branches that leave different lists behind.
 import ast
 import copy
 
-from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, is_pure, own_nodes, same_tree, terminates, walk
+from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, children, is_pure, same_tree, terminates, walk
 
 
 class _GiveUp(Exception):
@@ -130,8 +130,7 @@ class _Scalarizer:
         self.func = func
         self.facts = facts
         self.bound = bound
-        numbers = [int(m.group(1)) for m in (DECOMPILER_TEMP.match(n.id)
-                                              for n in walk(func) if isinstance(n, ast.Name)) if m]
+        numbers = [int(m.group(1)) for m in map(DECOMPILER_TEMP.match, facts.names) if m]
         self.next_temp = max(numbers, default=0) + 1
         self.stmt = None  # the original statement being executed (for `bound`)
 
@@ -325,17 +324,26 @@ class _Scalarizer:
 
     def stored_names(self, st):
         names = set()
-        for n in [st] + list(own_nodes(st)):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                names.add(n.id)
-            elif isinstance(n, ast.NamedExpr):
+        stack = [st]  # st and own_nodes(st), in any order (a set is built)
+        while stack:
+            n = stack.pop()
+            cls = type(n)
+            if cls is ast.Name:
+                if type(n.ctx) in (ast.Store, ast.Del):
+                    names.add(n.id)
+                continue
+            if cls is ast.Constant:
+                continue
+            if cls is ast.NamedExpr:
                 names.add(n.target.id)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            elif cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 names.add(n.name)
-            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            elif cls in (ast.Import, ast.ImportFrom):
                 names.update((a.asname or a.name).split(".")[0] for a in n.names)
-            elif isinstance(n, ast.ExceptHandler) and n.name:
+            elif cls is ast.ExceptHandler and n.name:
                 names.add(n.name)
+            if n is st or not isinstance(n, SCOPES):
+                stack.extend(children(n))
         return names
 
     def assign_temp(self, st, name, state):
@@ -430,8 +438,8 @@ class _Scalarizer:
         if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id in state.env:
             raise _GiveUp("an augmented assignment to a tracked list that is not modelled")
         stored = self.stored_names(st)
-        new = copy.deepcopy(st) if any(isinstance(n, ast.Name) and n.id in state.env
-                                       for n in walk(st)) else None
+        new = copy.deepcopy(st) if state.env and any(isinstance(n, ast.Name) and n.id in state.env
+                                                     for n in walk(st)) else None
         for field, value in ast.iter_fields(new) if new is not None else ():
             if isinstance(value, ast.expr):
                 setattr(new, field, self.residual_target(value, state) if field in ("target", "targets")

@@ -5,7 +5,7 @@ import ast
 
 from .printing import text
 from .facts import (DECOMPILER_TEMP, Unknown, bodies, evaluation_order, free_of_effects, is_pure,
-                    own_nodes, parents, replace, target_names)
+                    own_nodes, parents, replace, target_names, walk)
 
 PROFILING_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
 # torch 2.15+ makes the calls only while the profiler is on:
@@ -160,7 +160,7 @@ def _inline(st, nxt, facts, bound):
         order = evaluation_order(nxt)
     except Unknown:
         return False
-    written = {n.target.id for n in ast.walk(st.value) if isinstance(n, ast.NamedExpr)}
+    written = {n.target.id for n in walk(st.value) if isinstance(n, ast.NamedExpr)}
     for node, conditional in order:
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             if conditional or not _short_enough(st, nxt):
@@ -176,6 +176,8 @@ def hoist_walrus(func, facts, bound):
     """``x = (n := value)[k]`` -> ``n = value; x = n[k]`` when the ``:=`` is the first
     thing the statement does (only constants, displays and bound local variables that are
     not ``n`` are evaluated before it): the same evaluations, in the same order."""
+    if not facts.walrus:
+        return False  # (no ``:=`` in the function's own scope)
     changed = False
     for body in bodies(func):
         for st in list(body):
@@ -257,16 +259,16 @@ def _profiling_names(func):
             return noisy(expr.func)
         return False
 
+    bindings = []  # (target, value) of every one-target binding, walked once
+    for node in own_nodes(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            bindings.append((node.targets[0], node.value))
+        elif isinstance(node, ast.NamedExpr):
+            bindings.append((node.target, node.value))
     changed = True
     while changed:
         changed = False
-        for node in own_nodes(func):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-            elif isinstance(node, ast.NamedExpr):
-                target, value = node.target, node.value
-            else:
-                continue
+        for target, value in bindings:
             if isinstance(target, ast.Name) and target.id not in names and noisy(value):
                 names.add(target.id)
                 changed = True
@@ -315,10 +317,11 @@ def _profiling_receivers(func, names):
     """Names read only to call the profiling helpers on (`tmp_2.record_..._enter()`, torch
     2.15+), each bound by plain assignments of a name or attribute only."""
     used, other = set(), set()
-    plain = {id(t) for st in own_nodes(func) if isinstance(st, ast.Assign)
+    nodes = list(own_nodes(func))
+    plain = {id(t) for st in nodes if isinstance(st, ast.Assign)
              and isinstance(st.value, (ast.Name, ast.Attribute)) for t in st.targets}
-    attr_of = {id(n.value): n for n in own_nodes(func) if isinstance(n, ast.Attribute)}
-    for node in own_nodes(func):
+    attr_of = {id(n.value): n for n in nodes if isinstance(n, ast.Attribute)}
+    for node in nodes:
         if not isinstance(node, ast.Name):
             continue
         if isinstance(node.ctx, ast.Load):
