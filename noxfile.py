@@ -59,8 +59,6 @@ _CLOSURE_AND_NO_GRAD = (
     "around the call with the context manager's __exit__: its normal-path exit is read "
     "twice); both not proven, so they run as Dynamo made them")
 TORCH_DECOMPILER_GAPS = {
-    "2.5.1": _CLOSURE_AND_NO_GRAD,
-    "2.4.1": _CLOSURE_AND_NO_GRAD,
     "2.3.1": _CLOSURE_AND_NO_GRAD + "; and vmap_lambda's resume function (an unpacked item "
              "left on the stack where the temporaries reading does not reach it)",
 }
