@@ -53,17 +53,7 @@ TORCH_LOWER_BOUND = "2.4.1"  # the oldest release the smoke suite passes on (= p
 # depyf.decompile on every generated code object, breakpoints in transformed code) then
 # expect failure and report how many fell back (support.expect_gap); the gate fails when a
 # listed release has no fallback left, so remove it then. The pinned full suite has none.
-_CLOSURE_AND_NO_GRAD = (
-    "a graph break inside a closure (the resume function made with MAKE_FUNCTION and its "
-    "closure is read as a def named after a temporary) or inside torch.no_grad (Dynamo's try "
-    "around the call with the context manager's __exit__: its normal-path exit is read "
-    "twice); both not proven, so they run as Dynamo made them")
-TORCH_DECOMPILER_GAPS = {
-    "2.5.1": _CLOSURE_AND_NO_GRAD,
-    "2.4.1": _CLOSURE_AND_NO_GRAD,
-    "2.3.1": _CLOSURE_AND_NO_GRAD + "; and vmap_lambda's resume function (an unpacked item "
-             "left on the stack where the temporaries reading does not reach it)",
-}
+TORCH_DECOMPILER_GAPS = {}  # release -> why (none left: 2.3.1-2.5.1's were read and proven)
 # Other Pythons torch supports: the newest release with wheels for each (2.15 has no cp310).
 TORCH_PYTHONS = {"3.10": "2.14.1", "3.12": "2.15.0", "3.13": "2.15.0"}
 # The smoke suite, in one place: every workload with and without prepare_debug and under

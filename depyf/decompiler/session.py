@@ -21,6 +21,7 @@ from .symbolic.type_params import TypeParamsExecutor
 from ..bytecode import raw
 from ..bytecode import versions as V
 from .flow.instructions import normalize
+from .flow.ranges import live_indexes
 from .rewrite.mangling import mangle
 from .rewrite.bodies import finish_body, returned_expression
 from .rewrite.signature import annotation_items, build_arguments, dict_items, tuple_elts
@@ -88,7 +89,8 @@ class DecompileSession:
         if not all(fm.made_into_def for fm in self.functions_made[made:]):
             stmts = [self._materialize(s) for s in stmts]  # else no FuncMarker is in the tree
         del self.functions_made[made:]
-        decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code), stmts) \
+        decls = bookkeeping.declarations(code, instrs, self._outer_function_cells(code),
+                                         live_indexes(instrs, entries)) \
             if kind != "comprehension" else []
         if kind == "function":
             decls += bookkeeping.local_declarations(code, instrs)

@@ -33,14 +33,45 @@ def _jump_arg(name, offset, target):
     return (-delta if "BACKWARD" in name else delta) // unit
 
 
-def _encode(ops):
-    """``ops`` as bytes: ``("LABEL", name)`` marks a place, a jump's argument may name one."""
+def _places(ops):
+    """The byte offset of each ``("LABEL", name)`` in ``ops``."""
     places, offset = {}, 0
     for name, arg in ops:
         if name == "LABEL":
             places[arg] = offset
         else:
             offset += _size(name)
+    return places
+
+
+def _varint(value, first):
+    """One number of co_exceptiontable: 6-bit chunks, most significant first, 0x40 on
+    all but the last, 0x80 on the first byte of an entry."""
+    chunks = [value & 63]
+    while value > 63:
+        value >>= 6
+        chunks.append(value & 63)
+    out = [c | 0x40 for c in reversed(chunks[1:])] + [chunks[0]]
+    if first:
+        out[0] |= 0x80
+    return bytes(out)
+
+
+def _exception_table(ops, entries):
+    """co_exceptiontable of ``entries``: ``(start, end, target, depth, lasti)``, the
+    first three labels (``end`` exclusive: the label after the last protected op)."""
+    places = _places(ops)
+    table = b""
+    for start, end, target, depth, lasti in entries:
+        a, b, t = places[start] // 2, places[end] // 2, places[target] // 2
+        table += _varint(a, True) + _varint(b - a, False) + _varint(t, False) + \
+            _varint(depth << 1 | int(lasti), False)
+    return table
+
+
+def _encode(ops):
+    """``ops`` as bytes: ``("LABEL", name)`` marks a place, a jump's argument may name one."""
+    places = _places(ops)
     code_bytes, offset = bytearray(), 0
     for name, arg in ops:
         if name == "LABEL":
@@ -55,10 +86,12 @@ def _encode(ops):
     return bytes(code_bytes)
 
 
-def assemble(template, ops, names=(), varnames=None, stacksize=None, consts=None):
+def assemble(template, ops, names=(), varnames=None, stacksize=None, consts=None,
+             exceptions=()):
     """``template``'s code with its instructions replaced by ``ops`` (``(opname, arg)``),
     and ``names``/``varnames``/``consts`` replaced when given. ``("LABEL", name)`` marks
-    a jump target; a jump's argument may be such a name (no EXTENDED_ARG)."""
+    a jump target; a jump's argument may be such a name (no EXTENDED_ARG). 3.11+:
+    ``exceptions`` are the exception table's entries (``_exception_table``)."""
     if PY >= (3, 11):
         ops = [("RESUME", 0)] + list(ops)
     kwargs = dict(co_code=_encode(ops), co_names=tuple(names) or template.co_names,
@@ -73,7 +106,9 @@ def assemble(template, ops, names=(), varnames=None, stacksize=None, consts=None
     else:
         kwargs["co_lnotab"] = b""
     if PY >= (3, 11):
-        kwargs["co_exceptiontable"] = b""
+        kwargs["co_exceptiontable"] = _exception_table(ops, exceptions)
+    elif exceptions:
+        raise ValueError("no exception table before 3.11")
     return template.replace(**kwargs)
 
 

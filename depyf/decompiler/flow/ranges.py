@@ -92,3 +92,26 @@ def from_block_stack(instrs):
                 entries.append(ExcEntry(start, i, cur, 0, False))
             cur, start = h, i
     return entries
+
+
+
+def live_indexes(instrs, entries):
+    """The indexes of the instructions that can run: reached from the first by falling
+    through, by a jump or through an exception entry covering one that runs (Dynamo
+    before torch 2.4 keeps the frame's original code after a jump over it)."""
+    live, work = set(), [0] if instrs else []
+    while work:
+        while work:
+            i = work.pop()
+            if i in live or not 0 <= i < len(instrs):
+                continue
+            live.add(i)
+            ins = instrs[i]
+            if ins.target is not None:
+                work.append(ins.target)
+            if ins.opname not in TERMINATORS:
+                work.append(i + 1)
+        # the handlers of ranges that hold an instruction that runs
+        work = [e.target for e in entries if e.target not in live and
+                any(j in live for j in range(e.start, e.end))]
+    return live

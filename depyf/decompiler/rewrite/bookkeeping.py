@@ -217,11 +217,11 @@ def written_annotation(node):
         return None
 
 
-def declarations(code, instrs, outer_cells=(), body=None):
+def declarations(code, instrs, outer_cells=(), live=None):
     """`global` / `nonlocal` statements: names this code rebinds outside its own scope.
-    ``outer_cells``: free variables that are cells of an enclosing function; ``body``: the
-    statements read (a free variable used only by code that cannot run, such as the
-    original prologue of a resume function Dynamo jumps over, is in no statement)."""
+    ``outer_cells``: free variables that are cells of an enclosing function; ``live``:
+    the indexes of the instructions that can run (a free variable only dead code uses
+    needs its `nonlocal` too), None for all."""
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
     for opname, name in _stores(code, instrs):
@@ -233,13 +233,9 @@ def declarations(code, instrs, outer_cells=(), body=None):
     # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
     # outer `x` a cell: `f.__closure__` sees it)
     if free:
-        used = {ins.argval for ins in instrs if ins.opname.endswith(("DEREF", "CLOSURE"))
-                or (ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
-        if body is not None:  # (a zero-argument super() reads __class__; a nested
-            # def's `nonlocal x` makes x free here too)
-            used &= {"__class__"} | {name for s in body for n in ast.walk(s) for name in (
-                [n.id] if isinstance(n, ast.Name) else n.names if isinstance(n, ast.Nonlocal)
-                else ())}
+        used = {ins.argval for ins in instrs if (live is None or ins.index in live) and (
+            ins.opname.endswith(("DEREF", "CLOSURE"))
+            or ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
         stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
                         and n not in stored_free]
     out = []
@@ -361,7 +357,8 @@ def local_declarations(code, instrs):
     if hidden:
         checked = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_FAST_CHECK"}
         read -= hidden - checked
-    names = [n for n in code.co_varnames if n in read and n not in bound]
+    # (a name Dynamo keeps both as a local and free, before torch 2.4: free, `nonlocal`)
+    names = [n for n in code.co_varnames if n in read and n not in bound and n not in code.co_freevars]
     names += [n for n in code.co_cellvars if n in captured and n not in bound and n not in names]
     return [ast.AnnAssign(target=E.name(n, ast.Store()), annotation=E.name("object"), value=None,
                           simple=1) for n in names]

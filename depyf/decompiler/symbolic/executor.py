@@ -208,6 +208,12 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         except ValueError:
             return len(same)
 
+    def _copies_settled(self, ins, stack):
+        """COPY of a value that may be used twice as it is (a constant, a temporary):
+        nothing is evaluated twice or out of order, so nothing needs binding (Dynamo
+        passes `None, None, None` to a context manager's __exit__ as one constant copied)."""
+        return ins.opname == "COPY" and 0 < ins.arg <= len(stack) and self.settled(stack[-ins.arg])
+
     _DISPLAY_OF = {"LIST_EXTEND": ast.List, "SET_UPDATE": ast.Set, "DICT_UPDATE": ast.Dict,
                    "DICT_MERGE": ast.Dict}
 
@@ -241,7 +247,8 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
 
     def step(self, ins, stack, out, handlers):
         """Execute one instruction (``run``)."""
-        if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack):
+        if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack) \
+                and not self._copies_settled(ins, stack):
             self.flush(stack, out, ins)
         in_target = None
         if self._group and not self._continues_group(ins):
