@@ -208,11 +208,22 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         except ValueError:
             return len(same)
 
+    _PERMUTED = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}
+
     def _copies_settled(self, ins, stack):
         """COPY of a value that may be used twice as it is (a constant, a temporary):
         nothing is evaluated twice or out of order, so nothing needs binding (Dynamo
-        passes `None, None, None` to a context manager's __exit__ as one constant copied)."""
-        return ins.opname == "COPY" and 0 < ins.arg <= len(stack) and self.settled(stack[-ins.arg])
+        passes `None, None, None` to a context manager's __exit__ as one constant copied).
+        Likewise a permutation (SWAP, ROT_*) of values among which at most one is not
+        settled: no two evaluations change order (3.12+'s `PUSH_NULL; SWAP 2` after a
+        method's load moves the NULL marker only)."""
+        op = ins.opname
+        if op == "COPY":
+            return 0 < ins.arg <= len(stack) and self.settled(stack[-ins.arg])
+        n = ins.arg if op in ("SWAP", "ROT_N") else self._PERMUTED.get(op)
+        if n is None or not 0 < n <= len(stack):
+            return False
+        return sum(not self.settled(v) for v in stack[-n:]) <= 1
 
     _DISPLAY_OF = {"LIST_EXTEND": ast.List, "SET_UPDATE": ast.Set, "DICT_UPDATE": ast.Dict,
                    "DICT_MERGE": ast.Dict}
