@@ -21,12 +21,57 @@ SNIPPETS = {
             a, b = (s if x else y), (x.real if y else s)
             return a, b
     ''',
+    # 3.10+: `if c: do {...} while c` after a try/except/else, its try body breaking to
+    # the outer loop's head, its else clause breaking the outer loop
+    "while_else_breaking_from_try_after_try_else": '''
+        def f(gs, n):
+            i = 0
+            while 1:
+                try:
+                    while i < n:
+                        gs[i]()
+                        i += 1
+                except KeyError:
+                    pass
+                else:
+                    yield i
+                i -= 1
+                while i >= 0:
+                    try:
+                        gs[i]()
+                        i += 1
+                        break
+                    except KeyError:
+                        i -= 1
+                else:
+                    break
+    ''',
+    # the outer loop's head is block 0
+    "loop_at_function_start_continued_by_inner_break": '''
+        def f(d, i):
+            while 1:
+                i -= 1
+                while i >= 0:
+                    try:
+                        d[i]
+                        break
+                    except KeyError:
+                        i -= 1
+                else:
+                    d = None
+                    break
+            return i, d
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
 MIN_PYTHON = {}
-# not read back bytecode-equal on some versions
-KNOWN = {}
+# not read back bytecode-equal on some versions: the `break` that ends the try body is
+# read as the try's else clause (proven; the jump lies elsewhere), and 3.12+ read the
+# statement before the else clause's `break` as after the loop
+KNOWN = {"while_else_breaking_from_try_after_try_else": [(3, 8), (3, 9), (3, 10)],
+         "loop_at_function_start_continued_by_inner_break": [(3, 8), (3, 9), (3, 10), (3, 12),
+                                                             (3, 13)]}
 
 
 def _function(source):

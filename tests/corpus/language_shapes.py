@@ -24,3 +24,59 @@ def parallel_assignment_of_or_values(s):
 def parallel_assignment_of_conditional_expressions(s, x, y):
     a, b = (s if x else y), (x.__class__ if y else s)
     return a, b
+
+
+def _it(*items):
+    return lambda: iter(items)
+
+
+@case(([],), ([_it()],), ([_it(1, 2)],), ([_it(1, 2), _it(3, 4)],), ([_it(1), _it()],))
+def while_else_breaking_from_try_after_try_else(gs):
+    """test_generators' flat_conjoin: after a try/except/else, a `while c:` (3.10+: `if
+    c: do {...} while c`) whose try body breaks, with an else clause that breaks the outer
+    loop: the entry test is the loop's own, its way out the else clause."""
+    n = len(gs)
+    values = [None] * n
+    iters = [None] * n
+    i = 0
+    while 1:
+        try:
+            while i < n:
+                it = iters[i] = gs[i]().__next__
+                values[i] = it()
+                i += 1
+        except StopIteration:
+            pass
+        else:
+            assert i == n
+            yield list(values)
+        i -= 1
+        while i >= 0:
+            try:
+                values[i] = iters[i]()
+                i += 1
+                break
+            except StopIteration:
+                i -= 1
+        else:
+            assert i < 0
+            values = None  # (3.8/3.9 jump over a `break` right after the assert)
+            break
+
+
+@case(({}, 3), ({1: 0}, 3), ({0: 1, 2: 2}, 4))
+def loop_at_function_start_continued_by_inner_break(d, i):
+    """A `while 1:` that starts the function (its head is block 0) continued by the
+    `break` of an inner while/else: the inner loop ends there."""
+    while 1:
+        i -= 1
+        while i >= 0:
+            try:
+                d[i]
+                break
+            except KeyError:
+                i -= 1
+        else:
+            d = None  # (3.8/3.9 leave a `break` alone here dead: the loop jumps past it)
+            break
+    return i, d
