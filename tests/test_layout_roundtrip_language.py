@@ -62,6 +62,46 @@ SNIPPETS = {
                     break
             return i, d
     ''',
+    # a `return` in each arm of a try whose finally body branches (3.11+ copy the with's
+    # exit call, or the outer finally body, into each arm's way out)
+    "return_in_arms_through_branching_finally_inside_with": '''
+        def f(x, y, p, has, cm, log):
+            try:
+                with cm:
+                    try:
+                        if p:
+                            return x(1)
+                        return y(2)
+                    finally:
+                        if has:
+                            log.append("end")
+            finally:
+                log.append("finally")
+    ''',
+    "return_in_arms_through_branching_finally_inside_try_finally": '''
+        def f(x, y, p, has, log):
+            try:
+                try:
+                    if p:
+                        return x(1)
+                    return y(2)
+                finally:
+                    if has:
+                        log.append("end")
+            finally:
+                log.append("finally")
+    ''',
+    "return_in_arms_through_branching_finally_in_with": '''
+        def f(x, y, p, has, cm, log):
+            with cm:
+                try:
+                    if p:
+                        return x(1)
+                    return y(2)
+                finally:
+                    if has:
+                        log.append("end")
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -3,7 +3,7 @@ language``) and from torch's own source that were refused or read wrongly (one c
 shape, named after what it does; where it was found in the docstring)."""
 import sys
 
-from ._harness import case
+from ._harness import case, CM
 
 
 class _Slice:
@@ -80,3 +80,61 @@ def loop_at_function_start_continued_by_inner_break(d, i):
             d = None  # (3.8/3.9 leave a `break` alone here dead: the loop jumps past it)
             break
     return i, d
+
+
+def _value(log, x):
+    log.append("value %r" % (x,))
+    if x is None:
+        raise KeyError(x)
+    return x
+
+
+@case((1, 2, True, True), (0, 2, True, False), (0, 2, False, True), (None, 2, True, True),
+      (1, None, False, False))
+def return_in_arms_through_branching_finally_inside_with(x, y, p, has):
+    """torch's CompiledFxGraph.__call__ (reduced): a `return` in each arm of a try whose
+    finally body branches, inside a with: the value waits through the finally copy (a
+    branch) and the with's exit call, which 3.11+ copy into each arm's way out."""
+    log = []
+    try:
+        with CM(log, "ctx"):
+            try:
+                if p:
+                    return _value(log, x), log
+                else:
+                    return _value(log, y), log
+            finally:
+                if has:
+                    log.append("end")
+    finally:
+        log.append("finally")
+
+
+@case((1, 2, True, True), (0, 2, False, False), (None, 2, True, False), (1, None, False, True))
+def return_in_arms_through_branching_finally_inside_try_finally(x, y, p, has):
+    """The same inside a try/finally: past the inner finally copy the value goes on into
+    the outer one's copy."""
+    log = []
+    try:
+        try:
+            if p:
+                return _value(log, x), log
+            return _value(log, y), log
+        finally:
+            if has:
+                log.append("end")
+    finally:
+        log.append("finally")
+
+
+@case((1, 2, True, True), (0, 2, False, False), (None, 2, True, False), (1, None, False, True))
+def return_in_arms_through_branching_finally_in_with(x, y, p, has):
+    log = []
+    with CM(log, "ctx"):
+        try:
+            if p:
+                return _value(log, x), log
+            return _value(log, y), log
+        finally:
+            if has:
+                log.append("end")

@@ -219,6 +219,21 @@ class Analysis:
         return self.cfg.jump_only_target(bid) is not None and \
             target is not None and target > bid and self.cfg.through_jumps(bid) == target
 
+    def _copy_of_exit(self, bid, exit_, stack):
+        """Whether block ``bid``, reached with the value of a `return` on ``stack``, is a
+        copy of block ``exit_`` (where a region ends): the same instructions going on to
+        the same block, with the same handler. 3.11+ copy a with's exit call into each way
+        a `return` leaves its body through a finally copy, on to the finally copies around
+        it: each copy is that way out."""
+        blocks = self.cfg.blocks
+        if exit_ is None or bid == exit_ or bid not in blocks or exit_ not in blocks or \
+                not stack or self.ex.pending_returns.get(id(stack[-1])) is not stack[-1]:
+            return False
+        a, b = blocks[bid], blocks[exit_]
+        return a.succs == b.succs and len(a.succs) == 1 and same_entry(a.handler, b.handler) and \
+            len(a.instrs) == len(b.instrs) and a.last.target is None and \
+            all(x.opname == y.opname and x.arg == y.arg for x, y in zip(a.instrs, b.instrs))
+
     def _jumps_back_to(self, bid, exits):
         """Whether block ``bid`` is where an inner handler that ended (POP_EXCEPT: a with
         that suppressed, an except clause) only jumps back to one of ``exits`` laid out

@@ -123,7 +123,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
             if ctx.loop is not None and not first and self._loop_jump(bid, ctx, stack, out, came_by):
                 return out, None
             if ctx.region is not None and bid not in ctx.region:
-                if bid == ctx.region_exit or self._bare_jump_to(bid, ctx.region_exit) and not (
+                if bid == ctx.region_exit or self._copy_of_exit(bid, ctx.region_exit, stack) or \
+                        self._bare_jump_to(bid, ctx.region_exit) and not (
                         ctx.loop is not None and ctx.loop.header in ctx.region):
                     # (from a loop inside the region such a jump is a break)
                     ret = self._loop_arm_return(bid, ctx, stack) if ctx.loop is not None \
@@ -139,6 +140,13 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                 self._note_pending_return(ctx, stack)
                 more, st = self.seq(bid, ctx.escape, stack)
                 out.extend(more)
+                if more and st and stack and st[-1] is stack[-1] and \
+                        self.ex.pending_returns.get(id(stack[-1])) is stack[-1]:
+                    # a `return` whose finally copy ends the enclosing try or with body:
+                    # on into that one's finally copy or exit call, and the return
+                    rest = self._return_past_region_end(ctx.escape, st, stack[-1])
+                    if rest is not None:
+                        return out + rest, None
                 return out, st
             enter_now, first = first, False
             blk = self.cfg[bid]
