@@ -102,6 +102,22 @@ SNIPPETS = {
                     if has:
                         log.append("end")
     ''',
+    "return_in_arms_one_inside_with_through_branching_finally": '''
+        def f(x, p, has, cm, rec, log):
+            try:
+                with cm:
+                    try:
+                        if p:
+                            with rec():
+                                return x(1)
+                        return x(2)
+                    finally:
+                        if has:
+                            log.append("end")
+            finally:
+                if has:
+                    log.append("finally")
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -138,3 +138,25 @@ def return_in_arms_through_branching_finally_in_with(x, y, p, has):
         finally:
             if has:
                 log.append("end")
+
+
+@case((1, True, True), (0, False, True), (None, True, False), (2, False, False), (None, False, True))
+def return_in_arms_one_inside_with_through_branching_finally(x, p, has):
+    """torch's CompiledFxGraph.__call__: as above, one arm returning from inside a
+    with of its own; the outer with's exit call (3.11+) is copied into each arm's way
+    out, after the finally copy (a branch)."""
+    log = []
+    try:
+        with CM(log, "ctx"):
+            try:
+                if p:
+                    with CM(log, "record"):
+                        return _value(log, x), log
+                else:
+                    return _value(log, x), log
+            finally:
+                if has:
+                    log.append("end")
+    finally:
+        if has:
+            log.append("finally")

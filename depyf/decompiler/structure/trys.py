@@ -9,7 +9,6 @@ from ..symbolic import markers as M
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
-from ..rewrite.tree import all_paths_end
 from ..flow.instructions import TERMINATORS
 
 
@@ -304,48 +303,6 @@ class Trys:
         if tail and isinstance(tail[0], ast.Return) and tail[0].value is stack[-1]:
             return tail[0]
         return None
-
-    def _return_through_finally_copy(self, ctx, stack, value):
-        """`try: try: return f() finally: A` `finally: B`: past A's copy the value goes on
-        into B's copy (no with exits) and the return: the inner body's, or None."""
-        if ctx.region_exit is None or ctx.escape is None or not stack or stack[-1] is not value:
-            return None
-        try:
-            rest, st = self.seq(ctx.region_exit, ctx.escape, list(stack))
-        except Mismatch:
-            return None
-        ok = st is None and all(isinstance(s, (ast.If, ast.Expr, ast.Return)) for s in rest)
-        ends = all_paths_end(rest, lambda n: isinstance(n, ast.Return) and n.value is value)
-        return rest if ok and ends else None
-
-    def _return_past_region_end(self, ctx, stack, value):
-        """The rest of the way of a `return` whose value reached the end of the try or
-        with body of ``ctx`` (past the copy of an inner finally body): into that try's
-        finally copy, or that with's exit call and then the copies of the finally bodies
-        around it, and the return. Its statements, or None."""
-        rest = self._return_through_finally_copy(ctx, stack, value)
-        marker = next((v for v in reversed(stack) if isinstance(v, M.WithExit)), None)
-        if rest is not None or marker is None or ctx.region_exit is None or ctx.escape is None:
-            return rest
-        try:
-            tail, nxt, st = self._skip_with_exit(ctx.region_exit, marker, ctx.escape, list(stack))
-        except Mismatch:
-            return None
-        if st is not None and st[-1:] == [value] and nxt is not None:
-            # on through the copies of the finally bodies around the with, outside them
-            out_ctx = ctx.escape
-            while out_ctx.region is not None and nxt not in out_ctx.region and \
-                    out_ctx.escape is not None:
-                out_ctx = out_ctx.escape
-            try:
-                more, st = self.seq(nxt, out_ctx, st)
-            except Mismatch:
-                return None
-            tail, nxt = tail + more, None
-        ok = st is None and nxt is None and tail and \
-            all(isinstance(s, (ast.If, ast.Expr, ast.Return)) for s in tail)
-        ends = all_paths_end(tail, lambda n: isinstance(n, ast.Return) and n.value is value)
-        return tail if ok and ends else None
 
     def _outermost_exit(self, bid, ctx):
         """Where a value left on the stack at block ``bid`` goes on: the RETURN_VALUE of
