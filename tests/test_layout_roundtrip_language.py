@@ -124,8 +124,9 @@ SNIPPETS = {
 MIN_PYTHON = {}
 # not read back bytecode-equal on some versions: the `break` that ends the try body is
 # read as the try's else clause (proven; the jump lies elsewhere), and 3.12+ read the
-# statement before the else clause's `break` as after the loop
-KNOWN = {"while_else_breaking_from_try_after_try_else": [(3, 8), (3, 9), (3, 10)],
+# statement before the else clause's `break` as after the loop (3.14: the inner loop
+# of the try body read as an if that continues the outer one, proven)
+KNOWN = {"while_else_breaking_from_try_after_try_else": [(3, 8), (3, 9), (3, 10), (3, 14)],
          "loop_at_function_start_continued_by_inner_break": [(3, 8), (3, 9), (3, 10), (3, 12),
                                                              (3, 13)]}
 
