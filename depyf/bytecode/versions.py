@@ -189,6 +189,9 @@ def is_await_expression(ins, prev_opnames):
 # 3.9 and 3.10 copy a finally body onto every way out of its try (3.8 calls it with
 # CALL_FINALLY; 3.11+ mark the copies through the exception table).
 FINALLY_COPIED_PER_EXIT = (3, 9) <= PY < (3, 11)
+# 3.9+ copy a finally body onto the way out of a `return` (3.8 calls the one body): the
+# value waits on the stack through the copies of nested finally bodies and with exits.
+RETURN_THROUGH_FINALLY_COPIES = PY >= (3, 9)
 
 # -- how the interpreter runs the bytecode (the equivalence checker's machine model) ---
 # 3.12+ plain LOAD_FAST only reads variables the compiler proved bound (LOAD_FAST_CHECK

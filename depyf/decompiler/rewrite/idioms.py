@@ -38,7 +38,9 @@ def join_guarded_while_else(stmts):
     empty, and R a `return` the compiler copied): the two are one `while c: B else: E`
     + `R`, and written so they compile the way the source did (as two, E and R would be
     compiled twice). R must leave: otherwise a loop that ends through E would run E
-    again after the if."""
+    again after the if. An E that leaves itself is all the entry test's way runs: it
+    comes back as the if's else arm (R then may go on: a `break` of B reaches it alone),
+    or as the code after the if (R must leave, as above)."""
     k = 0
     while k < len(stmts):
         s = stmts[k]
@@ -46,20 +48,27 @@ def join_guarded_while_else(stmts):
         if loop is not None:
             rest = s.body[1:]
             tail = loop.orelse + rest
-            if rest and isinstance(rest[-1], ESCAPES + (ast.Raise,)) and \
+            if loop.orelse and isinstance(loop.orelse[-1], ESCAPES + (ast.Raise,)):
+                tail = loop.orelse
+                if s.orelse:
+                    if same_stmts(s.orelse, tail):
+                        stmts[k:k + 1] = [loop] + rest
+                    k += 1
+                    continue
+            if rest and isinstance(rest[-1], ESCAPES + (ast.Raise,)) and not s.orelse and \
                     same_stmts(stmts[k + 1:k + 1 + len(tail)], tail):
                 stmts[k:k + 1 + len(tail)] = [loop] + rest
         k += 1
 
 
 def _guarded_while_else(s):
-    """The loop of `if c: [while c: ...; ...]` (no else arm; the loop laid out
-    test-at-the-end, as 3.10+ compile `while c:`), else None."""
-    if not isinstance(s, ast.If) or s.orelse or len(s.body) < 2:
+    """The loop of `if c: [while c: ...; ...]` (the loop laid out test-at-the-end, as
+    3.10+ compile `while c:`), else None."""
+    if not isinstance(s, ast.If) or not s.body:
         return None
     loop = s.body[0]
     if isinstance(loop, ast.While) and facts.get(loop, Fact.INVERTED, False) \
-            and same(loop.test, s.test):
+            and same(loop.test, s.test) and (s.orelse or len(s.body) >= 2):
         return loop
     return None
 

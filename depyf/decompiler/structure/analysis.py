@@ -3,7 +3,8 @@ kind of each exception handler, the region a handler protects, leaders the CFG m
 split at, and small path questions (does a block only raise, only jump on, ...)."""
 from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS
-from .helpers import WITH_EXIT_WINDOW, first_op, same_entry
+from ..symbolic import markers as M
+from .helpers import WITH_EXIT_WINDOW, first_op, same_entry, skip_exit_calls
 
 
 class Analysis:
@@ -218,6 +219,27 @@ class Analysis:
         ``target``."""
         return self.cfg.jump_only_target(bid) is not None and \
             target is not None and target > bid and self.cfg.through_jumps(bid) == target
+
+    def _copy_of_exit(self, bid, ctx, stack):
+        """Whether block ``bid``, reached with the value of a `return` on ``stack``, is a
+        copy of the block where the region of ``ctx`` ends (the same instructions going on
+        to the same block, with the same handler), or, for a with's body, its exit call
+        with the value swapped below. 3.11+ copy a with's exit call into each way a
+        `return` leaves its body through a finally copy, on to the finally copies around
+        it: each copy is that way out."""
+        blocks, exit_ = self.cfg.blocks, ctx.region_exit
+        if exit_ is None or bid == exit_ or bid not in blocks or exit_ not in blocks or \
+                not stack or self.ex.pending_returns.get(id(stack[-1])) is not stack[-1]:
+            return False
+        instrs = self.cfg.instrs
+        if stack[-1] is self._escaping_value and self.handler_kind.get(ctx.handler.target) == "with" \
+                and any(isinstance(v, M.WithExit) for v in stack) and instrs[bid].opname == "SWAP" \
+                and instrs[bid].arg == 2 and skip_exit_calls(instrs, bid + 1) > bid + 1:
+            return True  # (the exit call with the value swapped below: that of a `return`)
+        a, b = blocks[bid], blocks[exit_]
+        return a.succs == b.succs and len(a.succs) == 1 and same_entry(a.handler, b.handler) and \
+            len(a.instrs) == len(b.instrs) and a.last.target is None and \
+            all(x.opname == y.opname and x.arg == y.arg for x, y in zip(a.instrs, b.instrs))
 
     def _jumps_back_to(self, bid, exits):
         """Whether block ``bid`` is where an inner handler that ended (POP_EXCEPT: a with

@@ -106,6 +106,7 @@ class Branches:
         """Both arms of an if on ``cond``, up to ``merge``: (merge, then statements, then
         stack, else statements, else stack, merged), merged being the stack with the
         value of a conditional expression the arms compute instead (else None)."""
+        base = self.ex._base  # (the statement the test is part of: its arms run blocks)
         while True:
             sub = ctx.but(stop=merge) if merge is not None else ctx
             then_stmts, then_stack = self.seq(then_first, sub, stack)
@@ -120,6 +121,7 @@ class Branches:
                 if not any(not isinstance(x, M.RestoreStmt) for x in then_stmts + else_stmts):
                     merged = merge_stacks(cond, then_stack, else_stack,
                                           lambda: else_first in self.cfg.reachable(then_first, {merge}))
+                    self.ex.carry_statement(merged, base)
                     return merge, then_stmts, then_stack, else_stmts, else_stack, merged
                 if self._bare_return(merge) and merge != ctx.stop:
                     # arms that return in places and bring a value to the compiler's one

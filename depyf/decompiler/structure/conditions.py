@@ -223,6 +223,7 @@ class Conditions:
         if t_true == t_false == merge:
             raise Mismatch("a test of no value")  # `if c: pass` while a value waits
         sub = ctx.but(stop=merge) if merge is not None else ctx
+        base = self.ex._base  # (the statement the test is part of: its arms run blocks)
         # (3.12+ restores the locals an inlined comprehension hid: no statements of its own)
         a_stmts, a_stack = _without_restores(*self.seq(t_true, sub, true_stack))
         b_stmts, b_stack = _without_restores(*self.seq(t_false, sub, false_stack))
@@ -257,8 +258,10 @@ class Conditions:
                 return stmts, merge, a_stack
             raise Mismatch("statements inside a conditional expression",
                            function=self.code.co_name)
-        return [], merge, merge_stacks(test, a_stack, b_stack,
-                                       lambda: t_false in self.cfg.reachable(t_true, {merge}))
+        merged = merge_stacks(test, a_stack, b_stack,
+                              lambda: t_false in self.cfg.reachable(t_true, {merge}))
+        self.ex.carry_statement(merged, base)
+        return [], merge, merged
 
     def _copied_statements(self, test, t_true, t_false, a, b, merge, waiting):
         """Arms ``(stmts, stack at the end)`` that meet after copies of the statement that

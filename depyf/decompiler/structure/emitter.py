@@ -24,11 +24,13 @@ from .loops import Loops
 from .whiles import Whiles
 from .withs import Withs
 from .trys import Trys
+from .escapes import Escapes
 from .try_star import TryStars
 from .handlers import Handlers
 
 
-class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, Withs, Trys, TryStars, Handlers):
+class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, Withs, Trys, Escapes, TryStars,
+              Handlers):
     """Structures one code object: ``function_body()`` is its statements.
 
     State (all of it; the families read it, only the noted ones change it):
@@ -65,6 +67,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         self._active = set()  # seq calls in progress, to refuse endless recursion
         self._clause_returns = 0  # how many except clauses returned through their end
         self._try_depth = {}  # handler target of a try statement -> its stack depth
+        self._region_end_at = None  # the block where a sequence last met its region's end
+        self._escaping_value = None  # the value of the `return` an escaping path takes out
         self._line_starts = frozenset(o for o, line in dis.findlinestarts(code) if line is not None) \
             if V.RETURN_ARM_BY_LINE else frozenset()
 
@@ -123,7 +127,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
             if ctx.loop is not None and not first and self._loop_jump(bid, ctx, stack, out, came_by):
                 return out, None
             if ctx.region is not None and bid not in ctx.region:
-                if bid == ctx.region_exit or self._bare_jump_to(bid, ctx.region_exit) and not (
+                if bid == ctx.region_exit or self._copy_of_exit(bid, ctx, stack) or \
+                        self._bare_jump_to(bid, ctx.region_exit) and not (
                         ctx.loop is not None and ctx.loop.header in ctx.region):
                     # (from a loop inside the region such a jump is a break)
                     ret = self._loop_arm_return(bid, ctx, stack) if ctx.loop is not None \
@@ -131,13 +136,13 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                     if ret is not None:  # (`with cm: while True: ... return f()`)
                         out.append(ret)
                         return out, None
+                    self._region_end_at = bid
                     return out, stack
                 if self._bare_jump_out(bid, ctx):
                     bid = self.cfg.through_jumps(bid)
                     continue
                 # an escaping path (return/break/continue through cleanup code)
-                self._note_pending_return(ctx, stack)
-                more, st = self.seq(bid, ctx.escape, stack)
+                more, st = self._escape(bid, ctx, stack)
                 out.extend(more)
                 return out, st
             enter_now, first = first, False

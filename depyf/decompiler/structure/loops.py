@@ -219,7 +219,9 @@ class Loops:
             # body it is the loop's iterator, not a value waiting to be used
             stack = stack[:-1] + [M.GetIter(it, is_async=True)]
         after = self.cfg.fall(self.cfg[entry.target])
-        follow = self._loop_follow(body, [after] if after is not None else [], ctx) or after
+        follow = self._loop_follow(body, [after] if after is not None else [], ctx)
+        if follow is None:
+            follow = after
         loop = Loop(blk.id, follow, body, {blk.id})
         body_stmts, _ = self.seq(blk.id, ctx.but(loop=loop, stop=None), stack, enter=True)
         target, body_stmts = take_target(body_stmts)

@@ -9,7 +9,6 @@ from ..symbolic import markers as M
 from ...bytecode import versions as V
 from .. import facts
 from ..facts import Fact
-from ..rewrite.tree import all_paths_end
 from ..flow.instructions import TERMINATORS
 
 
@@ -148,7 +147,7 @@ class Trys:
                     body.append(ret)
                     body_stack, exit_block = None, None
                 elif more:
-                    rest = self._return_through_finally_copy(ctx, st, body_stack[-1])
+                    rest = self._return_past_region_end(ctx, st, body_stack[-1])
                     if rest is not None:
                         body.extend(more + rest)
                         body_stack, exit_block = None, None
@@ -304,19 +303,6 @@ class Trys:
         if tail and isinstance(tail[0], ast.Return) and tail[0].value is stack[-1]:
             return tail[0]
         return None
-
-    def _return_through_finally_copy(self, ctx, stack, value):
-        """`try: try: return f() finally: A` `finally: B`: past A's copy the value goes on
-        into B's copy (no with exits) and the return: the inner body's, or None."""
-        if ctx.region_exit is None or ctx.escape is None or not stack or stack[-1] is not value:
-            return None
-        try:
-            rest, st = self.seq(ctx.region_exit, ctx.escape, list(stack))
-        except Mismatch:
-            return None
-        ok = st is None and all(isinstance(s, (ast.If, ast.Expr, ast.Return)) for s in rest)
-        ends = all_paths_end(rest, lambda n: isinstance(n, ast.Return) and n.value is value)
-        return rest if ok and ends else None
 
     def _outermost_exit(self, bid, ctx):
         """Where a value left on the stack at block ``bid`` goes on: the RETURN_VALUE of

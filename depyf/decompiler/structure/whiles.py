@@ -30,7 +30,9 @@ class Whiles:
         if tested_at_end:
             jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
             exit_ = fall if jump == header else jump
-            follow = self._loop_follow(body, [exit_], ctx) or exit_
+            follow = self._loop_follow(body, [exit_], ctx)
+            if follow is None:  # (block 0 is a follow too: the head of a loop around)
+                follow = exit_
             if not self._guarded(header, body, latch, exit_, stack):
                 if self.cfg.through_jumps(exit_) == self.cfg.through_jumps(follow):
                     return self._emit_do_while(blk, body, latch, follow, ctx, stack)

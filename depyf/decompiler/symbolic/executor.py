@@ -66,6 +66,10 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         # deep stack is flushed again at every statement
         self._settled = {}
         self._clean, self._clean_names = [], set()  # what the last flush left (_clean_prefix)
+        # id(value) -> (value, the stack below it): a value two arms of one expression
+        # merged (and/or, conditional expression) and what was below the statement it
+        # belongs to; the block where the arms meet goes on with that statement
+        self._carried = {}
 
     # -- constants ------------------------------------------------------------------------
     def const_expr(self, value):
@@ -241,7 +245,7 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
     def run(self, instrs, stack, out):
         """Execute ``instrs`` (no control flow among them) on ``stack``, appending stmts."""
         # values below ``_base`` were on the stack when the current statement began
-        self._base = len(stack)
+        self._base = self._statement_base(stack)
         self._out = out
         handlers = _HANDLERS.get(type(self))
         if handlers is None:
@@ -255,6 +259,24 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
             # items left for the block's end to take (Dynamo before torch 2.5 tests one
             # by the jump, or returns it): temporaries too
             unpack_temps.bind_pending(self, self.pending_unpacks, stack, out)
+
+    def carry_statement(self, stack, base):
+        """The arms of a value branch met with ``stack``, whose top is their merged value,
+        in a statement that began with ``base`` values on the stack (``run``: the block
+        there goes on with it: `a, b = x or 1, y or 2` stores each value at its end)."""
+        if stack and base < len(stack):
+            self._carried[id(stack[-1])] = (stack[-1], stack[:base])
+
+    def _statement_base(self, stack):
+        """How many values of ``stack`` were there before the statement that a block
+        entered with it goes on with (``carry_statement``), else all of them."""
+        carried = self._carried.get(id(stack[-1])) if stack else None
+        if carried is None or carried[0] is not stack[-1]:
+            return len(stack)
+        below = carried[1]
+        if len(below) < len(stack) and all(map(is_, below, stack)):
+            return len(below)
+        return len(stack)
 
     def step(self, ins, stack, out, handlers):
         """Execute one instruction (``run``)."""

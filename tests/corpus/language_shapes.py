@@ -1,0 +1,162 @@
+"""Shapes from CPython's language tests (``python -m depyf.verify.cpython_tests --mode
+language``) and from torch's own source that were refused or read wrongly (one case per
+shape, named after what it does; where it was found in the docstring)."""
+import sys
+
+from ._harness import case, CM
+
+
+class _Slice:
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+
+@case((_Slice(None, None, None),), (_Slice(1, 5, 2),), (_Slice(0, None, 3),))
+def parallel_assignment_of_or_values(s):
+    """test_itertools' islice: 3.11+ store the values in reverse order, and the block
+    where the arms of each `or` meet starts with the values before it on the stack: one
+    statement, not three assignments."""
+    start, stop, step = s.start or 0, s.stop or sys.maxsize, s.step or 1
+    return start, stop, step
+
+
+@case((1, 0, 2), (0, 3, 4), (None, [], ""))
+def parallel_assignment_of_conditional_expressions(s, x, y):
+    a, b = (s if x else y), (x.__class__ if y else s)
+    return a, b
+
+
+def _it(*items):
+    return lambda: iter(items)
+
+
+@case(([],), ([_it()],), ([_it(1, 2)],), ([_it(1, 2), _it(3, 4)],), ([_it(1), _it()],))
+def while_else_breaking_from_try_after_try_else(gs):
+    """test_generators' flat_conjoin: after a try/except/else, a `while c:` (3.10+: `if
+    c: do {...} while c`) whose try body breaks, with an else clause that breaks the outer
+    loop: the entry test is the loop's own, its way out the else clause."""
+    n = len(gs)
+    values = [None] * n
+    iters = [None] * n
+    i = 0
+    while 1:
+        try:
+            while i < n:
+                it = iters[i] = gs[i]().__next__
+                values[i] = it()
+                i += 1
+        except StopIteration:
+            pass
+        else:
+            assert i == n
+            yield list(values)
+        i -= 1
+        while i >= 0:
+            try:
+                values[i] = iters[i]()
+                i += 1
+                break
+            except StopIteration:
+                i -= 1
+        else:
+            assert i < 0
+            values = None  # (3.8/3.9 jump over a `break` right after the assert)
+            break
+
+
+@case(({}, 3), ({1: 0}, 3), ({0: 1, 2: 2}, 4))
+def loop_at_function_start_continued_by_inner_break(d, i):
+    """A `while 1:` that starts the function (its head is block 0) continued by the
+    `break` of an inner while/else: the inner loop ends there."""
+    while 1:
+        i -= 1
+        while i >= 0:
+            try:
+                d[i]
+                break
+            except KeyError:
+                i -= 1
+        else:
+            d = None  # (3.8/3.9 leave a `break` alone here dead: the loop jumps past it)
+            break
+    return i, d
+
+
+def _value(log, x):
+    log.append("value %r" % (x,))
+    if x is None:
+        raise KeyError(x)
+    return x
+
+
+@case((1, 2, True, True), (0, 2, True, False), (0, 2, False, True), (None, 2, True, True),
+      (1, None, False, False))
+def return_in_arms_through_branching_finally_inside_with(x, y, p, has):
+    """torch's CompiledFxGraph.__call__ (reduced): a `return` in each arm of a try whose
+    finally body branches, inside a with: the value waits through the finally copy (a
+    branch) and the with's exit call, which 3.11+ copy into each arm's way out."""
+    log = []
+    try:
+        with CM(log, "ctx"):
+            try:
+                if p:
+                    return _value(log, x), log
+                else:
+                    return _value(log, y), log
+            finally:
+                if has:
+                    log.append("end")
+    finally:
+        log.append("finally")
+
+
+@case((1, 2, True, True), (0, 2, False, False), (None, 2, True, False), (1, None, False, True))
+def return_in_arms_through_branching_finally_inside_try_finally(x, y, p, has):
+    """The same inside a try/finally: past the inner finally copy the value goes on into
+    the outer one's copy."""
+    log = []
+    try:
+        try:
+            if p:
+                return _value(log, x), log
+            return _value(log, y), log
+        finally:
+            if has:
+                log.append("end")
+    finally:
+        log.append("finally")
+
+
+@case((1, 2, True, True), (0, 2, False, False), (None, 2, True, False), (1, None, False, True))
+def return_in_arms_through_branching_finally_in_with(x, y, p, has):
+    log = []
+    with CM(log, "ctx"):
+        try:
+            if p:
+                return _value(log, x), log
+            return _value(log, y), log
+        finally:
+            if has:
+                log.append("end")
+
+
+@case((1, True, True), (0, False, True), (None, True, False), (2, False, False), (None, False, True))
+def return_in_arms_one_inside_with_through_branching_finally(x, p, has):
+    """torch's CompiledFxGraph.__call__: as above, one arm returning from inside a
+    with of its own; the outer with's exit call (3.11+) is copied into each arm's way
+    out, after the finally copy (a branch)."""
+    log = []
+    try:
+        with CM(log, "ctx"):
+            try:
+                if p:
+                    with CM(log, "record"):
+                        return _value(log, x), log
+                else:
+                    return _value(log, x), log
+            finally:
+                if has:
+                    log.append("end")
+    finally:
+        if has:
+            log.append("finally")
