@@ -119,6 +119,24 @@ SNIPPETS = {
                     return
             return f(self)
     ''',
+    # a for loop with a break and an else that raises in places, then a return, in a
+    # try/finally: the loop ends at the return, before its (joined) finally copy
+    "for_else_raising_in_places_then_return_in_try_finally": '''
+        def f(d, a, n):
+            s = d.get()
+            try:
+                if a:
+                    return d.pack(1)
+                for i in n:
+                    if i:
+                        break
+                else:
+                    if a:
+                        raise OSError("x")
+                return d.pack(2)
+            finally:
+                d.set(s)
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -212,3 +212,38 @@ def return_from_nested_clause_then_code_after_try(tag):
         except KeyError:
             return
     return f * 10
+
+
+class _Cookie:
+    def __init__(self):
+        self.log = []
+
+    def pack(self, *args):
+        return ("cookie",) + args
+
+    def set(self, state):
+        self.log.append(state)
+
+
+@case((0, [1, 2]), (1, [1, 2]), (2, [0, 0]), (3, [0, 3]), (3, []), (0, []))
+def for_else_raising_in_places_then_return_in_try_finally(skip, items):
+    """_pyio.TextIOWrapper.tell: a for loop with a `break` and an else clause that raises
+    in places, then `return f(...)` in a try/finally: the two returns' finally copies are
+    joined, so the break and the else clause meet before the try body's end (the loop
+    ends at the second return, not at the finally copy, where the first one's value
+    would stand for both)."""
+    d = _Cookie()
+    saved = len(items)
+    try:
+        if skip == 0:
+            return d.pack(saved)
+        for i in items:
+            if i:
+                skip -= i
+                break
+        else:
+            if skip > 2:
+                raise ValueError(skip)
+        return d.pack(saved, skip)
+    finally:
+        d.set(saved)

@@ -156,8 +156,19 @@ class Loops:
                 ends += sorted(ctx.loop.continue_targets) + [ctx.loop.follow]
             for end in ends:
                 if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
-                    return end
+                    return self._raising_else_end(cands, exits, sinks, ctx) or end
         return merge
+
+    def _raising_else_end(self, cands, exits, sinks, ctx):
+        """Where the ways out of a loop that may end by itself (its test, its iterator)
+        meet once the paths that return or raise are left out, before the end of the
+        enclosing construct: a `break` and an else clause that raises in places both
+        go on to the statement after the loop (`return f()` in a try/finally, whose
+        value waits while the finally copy runs). None if they only meet at that end."""
+        if not {self.cfg.alias.get(e, e) for e in exits} & cands:
+            return None  # (`while True:`: its breaks alone tell where it ends)
+        merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region, ignore_terminal=True)
+        return merge if merge is not None and merge not in cands else None
 
     def _emit_for(self, blk, body, ctx, stack):
         # (3.13 copies a small exit after the loop into each `break`: the copies are one)
