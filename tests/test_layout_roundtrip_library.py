@@ -137,6 +137,24 @@ SNIPPETS = {
             finally:
                 d.set(s)
     ''',
+    # `break` out of `while True:` from the clauses of two nested trys inside a with
+    "break_from_nested_clauses_inside_with": '''
+        def f(it, onerror):
+            cont = False
+            with it:
+                while True:
+                    try:
+                        try:
+                            entry = next(it)
+                        except StopIteration:
+                            break
+                    except OSError as error:
+                        onerror(error)
+                        cont = True
+                        break
+                    onerror(entry)
+            return cont
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
@@ -152,7 +170,10 @@ KNOWN = {"finally_ending_in_try_except_pass": [(3, 10)],
          "return_from_while_true_inside_with": [(3, 14)],
          # 3.8-3.9 (as on main): `return 0` read as a break to a `return 0` after the loop
          # (the same behaviour, proven; another layout)
-         "return_from_while_true_inside_try": [(3, 8), (3, 9)]}
+         "return_from_while_true_inside_try": [(3, 8), (3, 9)],
+         # 3.8 (as on main): the statement after the outer try read as its else clause
+         # (the same behaviour, proven; another layout)
+         "break_from_nested_clauses_inside_with": [(3, 8)]}
 
 
 def _function(source):

@@ -247,3 +247,35 @@ def for_else_raising_in_places_then_return_in_try_finally(skip, items):
         return d.pack(saved, skip)
     finally:
         d.set(saved)
+
+
+def _entries(items):
+    for item in items:
+        if item == "err":
+            raise OSError(item)
+        yield item
+
+
+@case((["a", "b"],), (["a", "err", "b"],), ([],))
+def break_from_nested_clauses_inside_with(items):
+    """os._walk: `break` out of a `while True:` from the except clauses of two nested
+    try statements inside a with: each break leaves the outer try too (3.11+: its jump
+    is no part of the outer try's range; up to 3.10 it pops the outer try's block
+    first), so the loop ends at the with's exit and the statement after the outer try
+    runs in the loop (not an else clause of the inner try)."""
+    log = []
+    it = _entries(items)
+    cont = False
+    with CM(log, "scan"):
+        while True:
+            try:
+                try:
+                    entry = next(it)
+                except StopIteration:
+                    break
+            except OSError as error:
+                log.append(str(error))
+                cont = True
+                break
+            log.append(entry)
+    return cont, log

@@ -116,7 +116,7 @@ class Loops:
             entry = self.cfg[protected[0]].handler
             if self.handler_kind.get(target, "try") != "try":
                 continue
-            after = self._after_handlers(entry, set(), None)
+            after = self._after_handlers(entry, set(), None, breaks=True)
             if after is not None and after not in body:
                 out.add(after)
         return out
