@@ -155,6 +155,27 @@ SNIPPETS = {
                     onerror(entry)
             return cont
     ''',
+    # a `while 1:` left only by a break in an except clause, inside an except clause
+    "loop_left_by_clause_break_inside_except_clause": '''
+        def f(cache, key, nxt):
+            try:
+                selector = cache[key]
+            except KeyError:
+                if key[:1] == "/":
+                    raise SyntaxError(key)
+                selector = []
+                while 1:
+                    try:
+                        token = nxt()
+                    except StopIteration:
+                        break
+                    selector.append(token)
+                cache[key] = selector
+            result = []
+            for s in selector:
+                result.append(s)
+            return result
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -279,3 +279,40 @@ def break_from_nested_clauses_inside_with(items):
                 break
             log.append(entry)
     return cont, log
+
+
+@case(("a", "xyz"), ("b", ""), ("/c", "x"), ("d", ["x", None]), ("e", "xy/z"), ("f", "x/"))
+def loop_left_by_clause_break_inside_except_clause(key, text):
+    """xml.etree.ElementPath.iterfind: an except clause holding a `raise` in an if, a
+    try whose clause returns, and a `while 1:` left only by a `break` in an except
+    clause (no way out of the loop by its own edges: the arms of the clause's tests
+    meet nowhere, not at a raise; the loop ends where the break goes), then code after
+    the outer try."""
+    cache = {"a": ["A"]}
+    try:
+        selector = cache[key]
+    except KeyError:
+        if key[:1] == "/":
+            raise SyntaxError("absolute")
+        nxt = iter(text).__next__
+        try:
+            token = nxt()
+        except StopIteration:
+            return None
+        selector = []
+        while 1:
+            try:
+                selector.append(token * 2)
+            except TypeError:
+                raise ValueError("invalid") from None
+            try:
+                token = nxt()
+                if token == "/":
+                    token = nxt()
+            except StopIteration:
+                break
+        cache[key] = selector
+    result = [key]
+    for s in selector:
+        result.append(s)
+    return result

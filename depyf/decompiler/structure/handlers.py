@@ -31,8 +31,8 @@ class Handlers:
                 elif blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
                 elif breaks and blk.last.opname in ("POP_EXCEPT", "POP_BLOCK") and \
-                        self._break_past_handler(blk):
-                    after.add(self.cfg.jump_only_target(blk.end))
+                        self._break_past_handler(blk) is not None:
+                    after.add(self._break_past_handler(blk))
                 elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end) or \
                         blk.end in self.cfg.clause_tails or self._try_after_clause(blk, entry):
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
@@ -56,17 +56,23 @@ class Handlers:
         return after.pop() if len(after) == 1 else None
 
     def _break_past_handler(self, blk):
-        """Whether the clause ending in ``blk`` (its POP_EXCEPT; up to 3.10 also the
-        POP_BLOCK of an enclosing try) goes on by a jump laid out next that the enclosing
-        handler's range leaves out: a `break` from a clause of a try nested in a try
-        body, which leaves the outer try too."""
+        """Where the clause ending in ``blk`` (its POP_EXCEPT; up to 3.10 also the
+        POP_BLOCK of an enclosing try) goes on past the enclosing handler's range, else
+        None: a jump laid out next that the range leaves out, or the POP_EXCEPT of an
+        enclosing clause that the loop ends (a `break` from a clause of a try nested in
+        a try body or in an except clause: it leaves the outer statement too)."""
         nxt = self.cfg.blocks.get(blk.end)
         ops = [i.opname for i in blk.instrs[-2:]]
-        if blk.last.opname == "POP_BLOCK" and ops != ["POP_EXCEPT", "POP_BLOCK"]:
-            return False
-        return self.cfg.jump_only_target(blk.end) is not None and \
-            nxt.handler is not blk.handler and (nxt.handler is None or blk.handler is None or
-                                                nxt.handler.target != blk.handler.target)
+        if nxt is None or blk.last.opname == "POP_BLOCK" and ops != ["POP_EXCEPT", "POP_BLOCK"]:
+            return None
+        if nxt.handler is blk.handler or nxt.handler is not None and blk.handler is not None and \
+                nxt.handler.target == blk.handler.target:
+            return None
+        if self.cfg.jump_only_target(blk.end) is not None:
+            return self.cfg.jump_only_target(blk.end)
+        if blk.last.opname == "POP_EXCEPT" and nxt.instrs[0].opname == "POP_EXCEPT":
+            return blk.end
+        return None
 
     def _try_after_clause(self, blk, entry):
         """3.11+: whether the except clause ending in ``blk`` (its POP_EXCEPT) runs on

@@ -33,7 +33,11 @@ class Loops:
                     cands.add(s)
         cands.discard(None)
         cands = {c for c in cands if not self._runs_into_with_return(c)}
-        cands |= self._clause_breaks(body)
+        breaks = self._clause_breaks(body)
+        if not cands and len(breaks) == 1 and not breaks & ctx.sinks() and \
+                not self._only_cleanup_to(min(breaks), ctx.sinks()):
+            return min(breaks)  # (left only by breaks in except clauses, all to one place)
+        cands |= breaks
         follow = self._follow_among(cands, exits, ctx, for_exit)
         if follow is not None and self._inside_nested_regions({follow}, body, ctx):
             # (the loop cannot end inside a statement of its own body)
