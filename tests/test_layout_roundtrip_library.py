@@ -176,6 +176,18 @@ SNIPPETS = {
                 result.append(s)
             return result
     ''',
+    # (3.8) a `while 1:` left only by a clause's break, then a test that raises
+    "while_1_left_by_clause_break_then_raise": '''
+        def f(self, Chunk):
+            while 1:
+                try:
+                    chunk = Chunk(self._file)
+                except EOFError:
+                    break
+                chunk.skip()
+            if not self.a:
+                raise ValueError
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -316,3 +316,21 @@ def loop_left_by_clause_break_inside_except_clause(key, text):
     for s in selector:
         result.append(s)
     return result
+
+
+@case((["a", "b"],), ([],), (["b"],))
+def while_1_left_by_clause_break_then_raise(chunks):
+    """aifc.Aifc_read.initfp (3.8): a `while 1:` left only by the `break` of an except
+    clause, a test that raises after it: up to 3.9 the clause (the exception dropped,
+    POP_EXCEPT, the jump) is the one way out of the loop's blocks, not where it ends."""
+    it = iter(chunks)
+    seen = []
+    while 1:
+        try:
+            chunk = next(it)
+        except StopIteration:
+            break
+        seen.append(chunk)
+    if "a" not in seen and chunks:
+        raise ValueError(seen)
+    return seen

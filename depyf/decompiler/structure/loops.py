@@ -39,11 +39,22 @@ class Loops:
             return min(breaks)  # (left only by breaks in except clauses, all to one place)
         cands |= breaks
         follow = self._follow_among(cands, exits, ctx, for_exit)
+        if follow in cands and not exits and self._clause_break_block(follow):
+            follow = self.cfg.target(self.cfg[follow].last)
         if follow is not None and self._inside_nested_regions({follow}, body, ctx):
             # (the loop cannot end inside a statement of its own body)
             follow = self._follow_among(cands - self._inside_nested_regions(cands, body, ctx),
                                         exits, ctx, for_exit)
         return follow
+
+    def _clause_break_block(self, b):
+        """Whether block ``b`` is a whole except clause that breaks (up to 3.9: the
+        exception dropped, POP_EXCEPT, the jump past the loop): the way out, not where
+        the loop ends."""
+        blk = self.cfg.blocks.get(b)
+        ops = [i.opname for i in blk.instrs] if blk is not None else []
+        return V.KEEPS_DEAD_JUMPS and ops[-2:] == ["POP_EXCEPT", "JUMP"] and \
+            all(op == "POP_TOP" for op in ops[:-2])
 
     def _runs_into_with_return(self, b):
         """Whether the way out of a loop at block ``b`` goes straight on (no branch)
