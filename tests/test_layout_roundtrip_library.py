@@ -119,6 +119,75 @@ SNIPPETS = {
                     return
             return f(self)
     ''',
+    # a for loop with a break and an else that raises in places, then a return, in a
+    # try/finally: the loop ends at the return, before its (joined) finally copy
+    "for_else_raising_in_places_then_return_in_try_finally": '''
+        def f(d, a, n):
+            s = d.get()
+            try:
+                if a:
+                    return d.pack(1)
+                for i in n:
+                    if i:
+                        break
+                else:
+                    if a:
+                        raise OSError("x")
+                return d.pack(2)
+            finally:
+                d.set(s)
+    ''',
+    # `break` out of `while True:` from the clauses of two nested trys inside a with
+    "break_from_nested_clauses_inside_with": '''
+        def f(it, onerror):
+            cont = False
+            with it:
+                while True:
+                    try:
+                        try:
+                            entry = next(it)
+                        except StopIteration:
+                            break
+                    except OSError as error:
+                        onerror(error)
+                        cont = True
+                        break
+                    onerror(entry)
+            return cont
+    ''',
+    # a `while 1:` left only by a break in an except clause, inside an except clause
+    "loop_left_by_clause_break_inside_except_clause": '''
+        def f(cache, key, nxt):
+            try:
+                selector = cache[key]
+            except KeyError:
+                if key[:1] == "/":
+                    raise SyntaxError(key)
+                selector = []
+                while 1:
+                    try:
+                        token = nxt()
+                    except StopIteration:
+                        break
+                    selector.append(token)
+                cache[key] = selector
+            result = []
+            for s in selector:
+                result.append(s)
+            return result
+    ''',
+    # (3.8) a `while 1:` left only by a clause's break, then a test that raises
+    "while_1_left_by_clause_break_then_raise": '''
+        def f(self, Chunk):
+            while 1:
+                try:
+                    chunk = Chunk(self._file)
+                except EOFError:
+                    break
+                chunk.skip()
+            if not self.a:
+                raise ValueError
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
@@ -134,7 +203,10 @@ KNOWN = {"finally_ending_in_try_except_pass": [(3, 10)],
          "return_from_while_true_inside_with": [(3, 14)],
          # 3.8-3.9 (as on main): `return 0` read as a break to a `return 0` after the loop
          # (the same behaviour, proven; another layout)
-         "return_from_while_true_inside_try": [(3, 8), (3, 9)]}
+         "return_from_while_true_inside_try": [(3, 8), (3, 9)],
+         # 3.8 (as on main): the statement after the outer try read as its else clause
+         # (the same behaviour, proven; another layout)
+         "break_from_nested_clauses_inside_with": [(3, 8)]}
 
 
 def _function(source):

@@ -212,3 +212,125 @@ def return_from_nested_clause_then_code_after_try(tag):
         except KeyError:
             return
     return f * 10
+
+
+class _Cookie:
+    def __init__(self):
+        self.log = []
+
+    def pack(self, *args):
+        return ("cookie",) + args
+
+    def set(self, state):
+        self.log.append(state)
+
+
+@case((0, [1, 2]), (1, [1, 2]), (2, [0, 0]), (3, [0, 3]), (3, []), (0, []))
+def for_else_raising_in_places_then_return_in_try_finally(skip, items):
+    """_pyio.TextIOWrapper.tell: a for loop with a `break` and an else clause that raises
+    in places, then `return f(...)` in a try/finally: the two returns' finally copies are
+    joined, so the break and the else clause meet before the try body's end (the loop
+    ends at the second return, not at the finally copy, where the first one's value
+    would stand for both)."""
+    d = _Cookie()
+    saved = len(items)
+    try:
+        if skip == 0:
+            return d.pack(saved)
+        for i in items:
+            if i:
+                skip -= i
+                break
+        else:
+            if skip > 2:
+                raise ValueError(skip)
+        return d.pack(saved, skip)
+    finally:
+        d.set(saved)
+
+
+def _entries(items):
+    for item in items:
+        if item == "err":
+            raise OSError(item)
+        yield item
+
+
+@case((["a", "b"],), (["a", "err", "b"],), ([],))
+def break_from_nested_clauses_inside_with(items):
+    """os._walk: `break` out of a `while True:` from the except clauses of two nested
+    try statements inside a with: each break leaves the outer try too (3.11+: its jump
+    is no part of the outer try's range; up to 3.10 it pops the outer try's block
+    first), so the loop ends at the with's exit and the statement after the outer try
+    runs in the loop (not an else clause of the inner try)."""
+    log = []
+    it = _entries(items)
+    cont = False
+    with CM(log, "scan"):
+        while True:
+            try:
+                try:
+                    entry = next(it)
+                except StopIteration:
+                    break
+            except OSError as error:
+                log.append(str(error))
+                cont = True
+                break
+            log.append(entry)
+    return cont, log
+
+
+@case(("a", "xyz"), ("b", ""), ("/c", "x"), ("d", ["x", None]), ("e", "xy/z"), ("f", "x/"))
+def loop_left_by_clause_break_inside_except_clause(key, text):
+    """xml.etree.ElementPath.iterfind: an except clause holding a `raise` in an if, a
+    try whose clause returns, and a `while 1:` left only by a `break` in an except
+    clause (no way out of the loop by its own edges: the arms of the clause's tests
+    meet nowhere, not at a raise; the loop ends where the break goes), then code after
+    the outer try."""
+    cache = {"a": ["A"]}
+    try:
+        selector = cache[key]
+    except KeyError:
+        if key[:1] == "/":
+            raise SyntaxError("absolute")
+        nxt = iter(text).__next__
+        try:
+            token = nxt()
+        except StopIteration:
+            return None
+        selector = []
+        while 1:
+            try:
+                selector.append(token * 2)
+            except TypeError:
+                raise ValueError("invalid") from None
+            try:
+                token = nxt()
+                if token == "/":
+                    token = nxt()
+            except StopIteration:
+                break
+        cache[key] = selector
+    result = [key]
+    for s in selector:
+        result.append(s)
+    return result
+
+
+@case((["a", "b"],), ([],), (["b"],))
+def while_1_left_by_clause_break_then_raise(chunks):
+    """aifc.Aifc_read.initfp (3.8): a `while 1:` left only by the `break` of an except
+    clause, a test that raises after it: up to 3.9 the clause (the exception dropped,
+    POP_EXCEPT, the jump) is the one way out of the loop's blocks, not where it ends."""
+    it = iter(chunks)
+    seen = []
+    while 1:
+        try:
+            chunk = next(it)
+        except StopIteration:
+            break
+        seen.append(chunk)
+    if "a" not in seen and chunks:
+        raise ValueError(seen)
+    return seen

@@ -252,7 +252,7 @@ class Analysis:
         return to in exits and to < bid and to not in self.latches and all(
             any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds)
 
-    def _clause_escapes(self, exits, region):
+    def _clause_escapes(self, exits, region, loop=None):
         """The ``exits`` of a try or with region that only a `return` (or a `break`,
         `continue` through a finally body or a with's exit) of an except clause inside it
         takes: they follow the clause's POP_EXCEPT (and the clean-up of its name) with no
@@ -267,9 +267,18 @@ class Analysis:
             if blk is not None and blk.preds and all(
                     p in region and self.cfg[p].last.target is None and
                     any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds) \
-                    and self._runs_straight_out(t):
+                    and (self._runs_straight_out(t) or self._clause_break(t, loop)):
                 found.add(t)
         return found
+
+    def _clause_break(self, t, loop):
+        """Whether block ``t``, a bare jump the region's range leaves out right after a
+        clause's POP_EXCEPT, is a `break` of the ``loop`` being emitted (to where it
+        ends): from a clause of a try nested in the body, it leaves this try too (the
+        end of such a clause jumps inside it)."""
+        to = self.cfg.jump_only_target(t)
+        return loop is not None and to is not None and to > t and to not in loop.body and (
+            to == loop.follow or self.cfg.through_jumps(t) == loop.follow)
 
     def _runs_straight_out(self, bid):
         """Whether the code from block ``bid`` runs straight (no branch) into a

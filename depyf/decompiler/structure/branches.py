@@ -253,6 +253,12 @@ class Branches:
         if t_true == t_false and t_true not in ctx.sinks():
             return t_true  # `if c: pass` (also where it lies outside the region: a copy)
         merge = self.cfg.postdominator_merge([t_true, t_false], ctx.sinks(), ctx.region)
+        if merge is not None and any(merge not in self.cfg.reachable(t, ctx.sinks(), ctx.region)
+                                     for t in (t_true, t_false)):
+            # (no place where both arms meet: an arm whose code never goes on by its own
+            # edges, a `while 1:` left only by a `break` in an except clause, and a raise
+            # or the no-match re-raise in the other)
+            merge = None
         found = merge is not None
         if merge is None and not isinstance(test, M.ExcMatch):
             # arms that return in places and go on elsewhere: meet where the rest goes on

@@ -9,10 +9,12 @@ from ..flow.instructions import TERMINATORS
 class Handlers:
     """Mixin of ``Emitter``: questions about handlers' code."""
 
-    def _after_handlers(self, entry, sinks, region):
+    def _after_handlers(self, entry, sinks, region, breaks=False):
         """The one block that the except clauses of handler ``entry`` jump on to after
         their POP_EXCEPT, or None. (Through the handlers of try statements in a clause,
-        whose own clauses go on in it: a clause ending in a try whose body raises.)"""
+        whose own clauses go on in it: a clause ending in a try whose body raises.)
+        ``breaks``: also by a jump that leaves an enclosing try (``_break_past_handler``:
+        asked where a loop ends, such a jump is a `break`)."""
         if self._handler_is_finally(entry):
             return None
         target = entry.target
@@ -28,6 +30,9 @@ class Handlers:
                     work.extend((s, depth - 1) for s in blk.succs)  # (a nested clause's end)
                 elif blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
+                elif breaks and blk.last.opname in ("POP_EXCEPT", "POP_BLOCK") and \
+                        self._break_past_handler(blk) is not None:
+                    after.add(self._break_past_handler(blk))
                 elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end) or \
                         blk.end in self.cfg.clause_tails or self._try_after_clause(blk, entry):
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
@@ -43,7 +48,31 @@ class Handlers:
                     self.handler_kind.get(inner.target) == "try" and not self._handler_is_finally(inner):
                 work.append((inner.target, depth + 1))
         after -= {target} | set(sinks)
+        if sinks:
+            # (a `break` that leaves enclosing blocks on its way to where the loop
+            # ends, a sink: POP_BLOCK up to 3.10)
+            after = {a for a in after if not (self.cfg[a].instrs[0].opname == "POP_BLOCK" and
+                                              self._only_cleanup_to(a, sinks))}
         return after.pop() if len(after) == 1 else None
+
+    def _break_past_handler(self, blk):
+        """Where the clause ending in ``blk`` (its POP_EXCEPT; up to 3.10 also the
+        POP_BLOCK of an enclosing try) goes on past the enclosing handler's range, else
+        None: a jump laid out next that the range leaves out, or the POP_EXCEPT of an
+        enclosing clause that the loop ends (a `break` from a clause of a try nested in
+        a try body or in an except clause: it leaves the outer statement too)."""
+        nxt = self.cfg.blocks.get(blk.end)
+        ops = [i.opname for i in blk.instrs[-2:]]
+        if nxt is None or blk.last.opname == "POP_BLOCK" and ops != ["POP_EXCEPT", "POP_BLOCK"]:
+            return None
+        if nxt.handler is blk.handler or nxt.handler is not None and blk.handler is not None and \
+                nxt.handler.target == blk.handler.target:
+            return None
+        if self.cfg.jump_only_target(blk.end) is not None:
+            return self.cfg.jump_only_target(blk.end)
+        if blk.last.opname == "POP_EXCEPT" and nxt.instrs[0].opname == "POP_EXCEPT":
+            return blk.end
+        return None
 
     def _try_after_clause(self, blk, entry):
         """3.11+: whether the except clause ending in ``blk`` (its POP_EXCEPT) runs on

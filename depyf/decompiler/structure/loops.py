@@ -33,13 +33,28 @@ class Loops:
                     cands.add(s)
         cands.discard(None)
         cands = {c for c in cands if not self._runs_into_with_return(c)}
-        cands |= self._clause_breaks(body)
+        breaks = self._clause_breaks(body)
+        if not cands and len(breaks) == 1 and not breaks & ctx.sinks() and \
+                not self._only_cleanup_to(min(breaks), ctx.sinks()):
+            return min(breaks)  # (left only by breaks in except clauses, all to one place)
+        cands |= breaks
         follow = self._follow_among(cands, exits, ctx, for_exit)
+        if follow in cands and not exits and self._clause_break_block(follow):
+            follow = self.cfg.target(self.cfg[follow].last)
         if follow is not None and self._inside_nested_regions({follow}, body, ctx):
             # (the loop cannot end inside a statement of its own body)
             follow = self._follow_among(cands - self._inside_nested_regions(cands, body, ctx),
                                         exits, ctx, for_exit)
         return follow
+
+    def _clause_break_block(self, b):
+        """Whether block ``b`` is a whole except clause that breaks (up to 3.9: the
+        exception dropped, POP_EXCEPT, the jump past the loop): the way out, not where
+        the loop ends."""
+        blk = self.cfg.blocks.get(b)
+        ops = [i.opname for i in blk.instrs] if blk is not None else []
+        return V.KEEPS_DEAD_JUMPS and ops[-2:] == ["POP_EXCEPT", "JUMP"] and \
+            all(op == "POP_TOP" for op in ops[:-2])
 
     def _runs_into_with_return(self, b):
         """Whether the way out of a loop at block ``b`` goes straight on (no branch)
@@ -116,7 +131,7 @@ class Loops:
             entry = self.cfg[protected[0]].handler
             if self.handler_kind.get(target, "try") != "try":
                 continue
-            after = self._after_handlers(entry, set(), None)
+            after = self._after_handlers(entry, set(), None, breaks=True)
             if after is not None and after not in body:
                 out.add(after)
         return out
@@ -156,8 +171,19 @@ class Loops:
                 ends += sorted(ctx.loop.continue_targets) + [ctx.loop.follow]
             for end in ends:
                 if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
-                    return end
+                    return self._raising_else_end(cands, exits, sinks, ctx) or end
         return merge
+
+    def _raising_else_end(self, cands, exits, sinks, ctx):
+        """Where the ways out of a loop that may end by itself (its test, its iterator)
+        meet once the paths that return or raise are left out, before the end of the
+        enclosing construct: a `break` and an else clause that raises in places both
+        go on to the statement after the loop (`return f()` in a try/finally, whose
+        value waits while the finally copy runs). None if they only meet at that end."""
+        if not {self.cfg.alias.get(e, e) for e in exits} & cands:
+            return None  # (`while True:`: its breaks alone tell where it ends)
+        merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region, ignore_terminal=True)
+        return merge if merge is not None and merge not in cands else None
 
     def _emit_for(self, blk, body, ctx, stack):
         # (3.13 copies a small exit after the loop into each `break`: the copies are one)

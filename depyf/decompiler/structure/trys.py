@@ -29,7 +29,7 @@ class Trys:
         # suppressed-exception path jumps to the code after the try, the body falls into it)
         outside = {t for t in outside if not self._jumps_back_to(t, outside)}
         outside = self._fold_bare_jump_exits(outside, region)
-        escapes = self._clause_escapes(outside, region)
+        escapes = self._clause_escapes(outside, region, ctx.loop)
         if outside - escapes:
             outside -= escapes
         exit_block = max(outside, key=lambda t: self._laid_out_at(t, region)) if outside else None
