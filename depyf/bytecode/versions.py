@@ -36,6 +36,9 @@ NO_EFFECT = frozenset([
 
 # 3.11+ frame set-up of closures: cells made and free variables copied at the start.
 CELL_SETUP = frozenset(["MAKE_CELL", "COPY_FREE_VARS"])
+# 3.11+ keep cells among the fast locals: LOAD_FAST of a cell or free variable pushes
+# the cell itself (3.13 compiles LOAD_CLOSURE to it; Dynamo builds closures so).
+LOAD_FAST_OF_A_CELL_IS_THE_CELL = PY >= (3, 11)
 
 # Instructions with no effect on the decompiled program (the above, plus ones whose
 # meaning the decompiler reads from their neighbours: GEN_START, TO_BOOL before a test,

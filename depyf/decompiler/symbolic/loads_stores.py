@@ -4,7 +4,7 @@ import ast
 import copy
 
 from ..mismatch import Mismatch
-from ...bytecode import versions as V
+from ...bytecode import raw, versions as V
 from .. import facts
 from ..facts import Fact
 from . import deferred
@@ -32,7 +32,23 @@ class LoadsStores:
         stack.append(const(ins.argval))
 
     def op_LOAD_FAST(self, ins, stack, out):
+        if V.LOAD_FAST_OF_A_CELL_IS_THE_CELL and ins.argval in self.cellnames and \
+                ins.argval not in self._plain_slots():
+            self.op_LOAD_CLOSURE(ins, stack, out)
+            return
         stack.append(name(ins.argval))
+
+    def _plain_slots(self):
+        """The cell variables whose slot also holds plain values: an inlined comprehension
+        (3.12+) saves and clears the slot (LOAD_FAST_AND_CLEAR) and stores its own
+        variable there, so a LOAD_FAST of it may read a value, not the cell."""
+        found = getattr(self, "_plain", None)
+        if found is None:
+            found = self._plain = set()
+            for i in raw.instructions(self.code):
+                if i.opname.startswith(("STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR")):
+                    found.update(i.argval if isinstance(i.argval, tuple) else (i.argval,))
+        return found
 
     op_LOAD_FAST_BORROW = op_LOAD_FAST
 

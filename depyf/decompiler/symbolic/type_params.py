@@ -5,6 +5,7 @@ import ast
 
 from ..mismatch import Mismatch
 from .executor import Executor
+from .exprs import name
 from .generics import GenericBase, TypeParam
 from .stackops import pop
 
@@ -24,8 +25,8 @@ class TypeParamsExecutor(Executor):
             stack.append(self.values[n])
         elif n.startswith("."):
             raise Mismatch("%s read before it is set" % n)
-        else:
-            Executor.op_LOAD_FAST(self, ins, stack, out)
+        else:  # (a cell here is a type parameter its bound or value closes over, by name)
+            stack.append(name(n))
 
     op_LOAD_FAST = op_LOAD_DEREF = op_LOAD_CLOSURE = _load_name
 
