@@ -206,13 +206,17 @@ def docs(session):
     session.run("python", "tools/docs_check.py", "site")
 
 
-def _torch_smoke_requirements(release):
+# transformers 5.21+ need Python 3.11: the newest release for 3.10 (same models, same configs)
+TRANSFORMERS_FOR_PY310 = "transformers==5.20.2"
+
+
+def _torch_smoke_requirements(release, python=TORCH_PYTHON):
     """What a smoke environment installs next to torch==release, and why it leaves out
     transformers where it does (the tests that need it skip with that reason)."""
     requirements = ["pytest", "debugpy==1.8.22"]
     skip_reason = None
     if _minor(release) >= (2, 7):
-        requirements.append(TORCH_TEST_DEPS[0])
+        requirements.append(TRANSFORMERS_FOR_PY310 if python == "3.10" else TORCH_TEST_DEPS[0])
     else:  # (its metadata says torch>=2.6, but its models call torch.compiler.is_exporting)
         skip_reason = "%s needs torch>=2.7 (this environment: torch %s)" % (TORCH_TEST_DEPS[0], release)
     # torch warns at import without NumPy (transformers brings it where it is installed);
@@ -221,9 +225,9 @@ def _torch_smoke_requirements(release):
     return requirements, skip_reason
 
 
-def _torch_smoke(session, release):
+def _torch_smoke(session, release, python=TORCH_PYTHON):
     requirement = "torch==" + release
-    requirements, skip_reason = _torch_smoke_requirements(release)
+    requirements, skip_reason = _torch_smoke_requirements(release, python)
     # Above the machine's cap (pip's constraints file): lifted for these installs only.
     lifted = {"PIP_CONSTRAINT": "/dev/null"}
     session.install(requirement, *requirements, env=lifted)
@@ -255,8 +259,8 @@ def _define_torch_smoke_sessions():
         run.__doc__ = "torch %s: the smoke suite (TORCH_SMOKE) on Python %s" % (release, TORCH_PYTHON)
         nox.session(name=name, python=TORCH_PYTHON, tags=tags)(run)
     for python, release in sorted(TORCH_PYTHONS.items()):
-        def run(session, release=release):
-            _torch_smoke(session, release)
+        def run(session, release=release, python=python):
+            _torch_smoke(session, release, python)
         run.__doc__ = "torch %s: the smoke suite on Python %s" % (release, python)
         nox.session(name="torch-py%s" % python, python=python, tags=["torch-matrix"])(run)
 
