@@ -898,6 +898,19 @@ SNIPPETS = {
                     y = 1
             self.check(y)
     ''',
+    # 3.12+: the code after the loop, copied behind the exit call of the break path, is
+    # where the loop ends (nothing jumps there)
+    "with_break_then_calls_after_the_loop": '''
+        def f(self, cm):
+            counter = 0
+            while True:
+                counter += 1
+                with cm():
+                    counter += 10
+                    break
+                counter += 100
+            self.check(counter, 11)
+    ''',
     # 3.10+: a filter found false takes the element with it (no yield left): `if False`
     "generator_expression_with_false_filter": '''
         def f(xs):
