@@ -886,6 +886,31 @@ SNIPPETS = {
                     return a
             return 3
     ''',
+    # 3.12+: a bare `case _ if g:` then `case 1:` leaves no COPY 1 and no MATCH_* in the
+    # code: the guard's jump over the subject is the only sign of a match
+    "wildcard_guard_then_value_case": '''
+        def f(self, x):
+            y = None
+            match x:
+                case _ if x:
+                    y = 0
+                case 1:
+                    y = 1
+            self.check(y)
+    ''',
+    # 3.12+: the code after the loop, copied behind the exit call of the break path, is
+    # where the loop ends (nothing jumps there)
+    "with_break_then_calls_after_the_loop": '''
+        def f(self, cm):
+            counter = 0
+            while True:
+                counter += 1
+                with cm():
+                    counter += 10
+                    break
+                counter += 100
+            self.check(counter, 11)
+    ''',
     # 3.10+: a filter found false takes the element with it (no yield left): `if False`
     "generator_expression_with_false_filter": '''
         def f(xs):
@@ -981,6 +1006,7 @@ SNIPPETS = {
 # the snippets whose syntax needs a newer Python than 3.8
 MIN_PYTHON = {"except_star_in_a_try_except": (3, 11), "match_guard_always_false": (3, 10),
               "wildcard_guard_before_other_cases": (3, 10),
+              "wildcard_guard_then_value_case": (3, 10),
               "except_star_clause_with_a_loop_that_breaks": (3, 11),
               "try_except_star_in_a_bare_except_clause": (3, 11)}
 

@@ -314,3 +314,29 @@ def match_or_pattern_ending_in_capture(v):
         case {"x": y} | y:
             second = y
     return first, second
+
+
+@case((0,), (1,), (2,))
+def wildcard_guard_then_value_case(x):
+    # 3.12+: neither case copies the subject (the bare guard's copy and pop cancel out,
+    # the last one consumes it): no COPY 1 and no MATCH_* in the code (test_patma_171)
+    y = None
+    match x:
+        case _ if x == 2:
+            y = 0
+        case 1:
+            y = 1
+    return y
+
+
+@case((0,), (3,))
+def wildcard_guard_then_guarded_capture(x):
+    # the last case binds the subject before its guard (test_patma_172)
+    z = None
+    y = -1
+    match x:
+        case _ if not x:
+            y = 0
+        case z if x > 1:
+            y = 1
+    return y, z

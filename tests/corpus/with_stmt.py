@@ -553,3 +553,28 @@ def with_return_in_loop_body(fail):
             break
         counter += 100
     return counter
+
+
+class _Checker:
+    def __init__(self):
+        self.seen = []
+
+    def check(self, *values):
+        self.seen.append(values)
+
+
+@case((False,), (True,))
+def with_break_in_loop_body_then_calls(fail):
+    # 3.12+ copy the code after the loop (more than a `return x`) behind the exit call
+    # of the break path; nothing jumps there (test_with's testWithBreak)
+    log, counter, checker = [], 0, _Checker()
+    while True:
+        counter += 1
+        with CM(log, "t", suppress=True):
+            counter += 10
+            if fail and counter < 30:
+                raise ValueError
+            break
+        counter += 100
+    checker.check(counter, log)
+    return checker.seen

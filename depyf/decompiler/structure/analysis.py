@@ -4,7 +4,7 @@ split at, and small path questions (does a block only raise, only jump on, ...).
 from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS
 from ..symbolic import markers as M
-from .helpers import WITH_EXIT_WINDOW, first_op, same_entry, skip_exit_calls
+from .helpers import WITH_EXIT_WINDOW, first_op, is_exit_call, same_entry, skip_exit_calls
 
 
 class Analysis:
@@ -360,6 +360,24 @@ def after_with_suppress(instrs):
         while k < len(instrs) and instrs[k].opname == "POP_TOP":
             k += 1
         out.add(k)
+    return out
+
+
+def after_with_exit(instrs):
+    """Where code that the compiler copied after the normal exit call of a with statement
+    starts (a loop's follow copied to a `break` in the body): a block of its own, so that
+    it can be read as the code after the loop. Not after the exit calls of a return out of
+    nested withs, nor before a bare return (read inside the body)."""
+    out = set()
+    for k in range(len(instrs) - 6):
+        if instrs[k].opname != "LOAD_CONST" or not is_exit_call(instrs[k:k + 5]):
+            continue
+        j = k + 5
+        ops = [i.opname for i in instrs[j:j + 2]]
+        if ops[0] in ("RETURN_VALUE", "RETURN_CONST", "POP_BLOCK", "JUMP") or ops[1] == "RETURN_VALUE" \
+                or is_exit_call(instrs[j:j + 5]):
+            continue
+        out.add(j)
     return out
 
 

@@ -15,7 +15,7 @@ from .. import facts
 from ..facts import Fact
 from .context import Ctx
 from .helpers import reraise, same_entry
-from .analysis import Analysis, after_except_star, after_with_suppress
+from .analysis import Analysis, after_except_star, after_with_exit, after_with_suppress
 from .conditions import Conditions
 from .branches import Branches
 from .waiting import Waiting
@@ -50,7 +50,7 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         if "PREP_RERAISE_STAR" in present:
             starts |= after_except_star(instrs)
         if "WITH_EXCEPT_START" in present:
-            starts |= after_with_suppress(instrs)
+            starts |= after_with_suppress(instrs) | after_with_exit(instrs)
         for m in self.matches.values():
             starts |= m.leaders()
         self.cfg = CFG(instrs, entries, merge_exits=not executor.temps,

@@ -33,7 +33,7 @@ def const_returned_after_exits(instrs):
     (`__exit__(None, None, None)`, result dropped; up to 3.10 each after its POP_BLOCK)
     that a return from inside them runs first."""
     ops = [i for i in instrs if i.opname not in ("NOP", "POP_BLOCK")]
-    while len(ops) > 5 and _is_exit_call(ops[:5]):
+    while len(ops) > 5 and is_exit_call(ops[:5]):
         ops = ops[5:]
     return const_returned(ops)
 
@@ -45,7 +45,7 @@ def skip_exit_calls(instrs, k):
     """Past the exit calls of with statements (and the POP_BLOCKs after them, up to
     3.10) from ``instrs[k]`` on: the way out of enclosing withs of a return."""
     while True:
-        if len(instrs) > k + 5 and _is_exit_call(instrs[k:k + 5]):
+        if len(instrs) > k + 5 and is_exit_call(instrs[k:k + 5]):
             k += 5
         elif [i.opname for i in instrs[k:k + 4]] == _EXIT_38:  # (3.8)
             k += 4
@@ -55,7 +55,7 @@ def skip_exit_calls(instrs, k):
             k += 1
 
 
-def _is_exit_call(ops):
+def is_exit_call(ops):
     none = lambda i: i.opname == "LOAD_CONST" and i.argval is None
     return none(ops[0]) and all(none(i) or i.opname == "COPY" and i.arg == 1 for i in ops[1:3]) and \
         ops[3].opname == "CALL" and ops[3].arg in (2, 3) and ops[4].opname == "POP_TOP"

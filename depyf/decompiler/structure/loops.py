@@ -6,7 +6,7 @@ from ..symbolic import markers as M
 from ...bytecode import versions as V
 from ..flow.instructions import TERMINATORS
 from .context import Loop
-from .helpers import appends_to, same_entry, skip_exit_calls, take_target
+from .helpers import appends_to, is_exit_call, same_entry, skip_exit_calls, take_target
 
 
 class Loops:
@@ -46,6 +46,14 @@ class Loops:
             follow = self._follow_among(cands - self._inside_nested_regions(cands, body, ctx),
                                         exits, ctx, for_exit)
         return follow
+
+    def _with_exit_block(self, b):
+        """Whether block ``b`` is only the normal exit call of a with statement, falling
+        into code the compiler copied there (``after_with_exit``): the way out of a `break`
+        in the with, like a jump."""
+        blk = self.cfg.blocks.get(b)
+        return blk is not None and len(blk.instrs) == 5 and is_exit_call(blk.instrs) and \
+            len(blk.succs) == 1 and blk.succs[0] == blk.instrs[-1].index + 1
 
     def _clause_break_block(self, b):
         """Whether block ``b`` is a whole except clause that breaks (up to 3.9: the
@@ -95,7 +103,8 @@ class Loops:
         # (3.8-3.10)
         natural = {self.cfg.alias.get(e, e) for e in exits} | ({for_exit} if for_exit else set())
         going = {c for c in cands if c in natural or not self._only_raises(c)}
-        if going != cands and any(c in self.cfg.blocks and self.cfg[c].last.opname == "JUMP" for c in going):
+        if going != cands and any(c in self.cfg.blocks and self.cfg[c].last.opname == "JUMP" or
+                                  self._with_exit_block(c) for c in going):
             follow = self._follow_of(going, exits, ctx, for_exit)
             if follow is not None and follow in self.cfg.blocks and \
                     self.cfg[follow].instrs[0].opname not in ("POP_EXCEPT", "POP_BLOCK"):

@@ -41,11 +41,12 @@ def find_matches(instrs, present=None, code=None):
     if present is None:
         present = {i.opname for i in instrs}
     # a case that works on a copy of the subject starts with `COPY 1`; any other starts
-    # a few instructions before a MATCH_* test (``_match_op_near``): without one in the
-    # code only the copies need a look
+    # a few instructions before a MATCH_* test (``_match_op_near``) or is a bare guard
+    # (``_bare_case``: `case _ if g:` then `case 1:` has neither): without one in the
+    # code only the copies and the bare guards need a look
     has_match_op = any(op.startswith("MATCH_") for op in present)
-    if not has_match_op and ("COPY" not in present or
-                             not any(i.opname == "COPY" and i.arg == 1 for i in instrs)):
+    if not has_match_op and not any(i.opname == "COPY" and i.arg == 1 or code is not None
+                                    and _bare_jump(instrs, i.index) for i in instrs):
         return {}
     found = {}
     covered = set()
@@ -223,7 +224,7 @@ def _parse_match(instrs, start, code=None, scan=None):
         if not (refutable or has_match_op or (_refutable(node) and not plain)):
             # one value test (an if statement says the same) or assignments
             raise NotAMatch("not a match statement")
-        if not (tested or has_match_op or _refutable(node)):
+        if not (tested or has_match_op or _refutable(node) or node.name is not None):
             raise NotAMatch("guards only: an if statement says the same")
         return Match(start, cases, fail)
 
