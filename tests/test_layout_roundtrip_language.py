@@ -1,13 +1,9 @@
 """Layout snippets of the shapes found by CPython's language tests and torch's source
 (``tests/corpus/language_shapes.py``): each, decompiled and compiled again, must give the
 same normalized bytecode as the original (as in ``test_layout_roundtrip``)."""
-import sys
-import textwrap
-
 import pytest
 
-import depyf
-from depyf.equivalence.normalize import first_difference, normalize
+from test_layout_roundtrip_library import round_trip_check  # (tests/ is on sys.path)
 
 SNIPPETS = {
     # 3.11+ stores in reverse order; the `or` merges start with the other values waiting
@@ -131,20 +127,6 @@ KNOWN = {"while_else_breaking_from_try_after_try_else": [(3, 8), (3, 9), (3, 10)
                                                              (3, 13)]}
 
 
-def _function(source):
-    ns = {}
-    exec(compile(textwrap.dedent(source), "<layout>", "exec"), ns)
-    return ns["f"]
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_round_trip_gives_the_same_bytecode(name, request):
-    if sys.version_info < MIN_PYTHON.get(name, (3,)):
-        pytest.skip("needs Python %d.%d" % MIN_PYTHON[name])
-    if tuple(sys.version_info[:2]) in KNOWN.get(name, ()):
-        request.applymarker(pytest.mark.xfail(reason="not fixed on this version", strict=True))
-    fn = _function(SNIPPETS[name])
-    text = depyf.decompile(fn)
-    again = _function(text)
-    diff = first_difference(normalize(fn.__code__), normalize(again.__code__))
-    assert diff is None, "%s\n%s" % (diff.detail, text)
+    round_trip_check(SNIPPETS, KNOWN, MIN_PYTHON, name, request)

@@ -204,7 +204,7 @@ KNOWN = {"finally_ending_in_try_except_pass": [(3, 10)],
          # 3.8-3.9 (as on main): `return 0` read as a break to a `return 0` after the loop
          # (the same behaviour, proven; another layout)
          "return_from_while_true_inside_try": [(3, 8), (3, 9)],
-         # 3.8 (as on main): the statement after the outer try read as its else clause
+         # 3.8: the statement after the outer try read as its else clause
          # (the same behaviour, proven; another layout)
          "break_from_nested_clauses_inside_with": [(3, 8)]}
 
@@ -215,14 +215,20 @@ def _function(source):
     return ns["f"]
 
 
-@pytest.mark.parametrize("name", sorted(SNIPPETS))
-def test_round_trip_gives_the_same_bytecode(name, request):
-    if sys.version_info < MIN_PYTHON.get(name, (3,)):
-        pytest.skip("needs Python %d.%d" % MIN_PYTHON[name])
-    if tuple(sys.version_info[:2]) in KNOWN.get(name, ()):
+def round_trip_check(snippets, known, min_python, name, request):
+    """The snippet ``name`` decompiled and compiled again gives the same normalized
+    bytecode (a strict xfail on the versions ``known`` lists)."""
+    if sys.version_info < min_python.get(name, (3,)):
+        pytest.skip("needs Python %d.%d" % min_python[name])
+    if tuple(sys.version_info[:2]) in known.get(name, ()):
         request.applymarker(pytest.mark.xfail(reason="not fixed on this version", strict=True))
-    fn = _function(SNIPPETS[name])
+    fn = _function(snippets[name])
     text = depyf.decompile(fn)
     again = _function(text)
     diff = first_difference(normalize(fn.__code__), normalize(again.__code__))
     assert diff is None, "%s\n%s" % (diff.detail, text)
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_round_trip_gives_the_same_bytecode(name, request):
+    round_trip_check(SNIPPETS, KNOWN, MIN_PYTHON, name, request)
