@@ -214,7 +214,7 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
 
     _PERMUTED = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}
 
-    def _copies_settled(self, ins, stack):
+    def _moves_only_settled(self, ins, stack):
         """COPY of a value that may be used twice as it is (a constant, a temporary):
         nothing is evaluated twice or out of order, so nothing needs binding (Dynamo
         passes `None, None, None` to a context manager's __exit__ as one constant copied).
@@ -281,7 +281,7 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
     def step(self, ins, stack, out, handlers):
         """Execute one instruction (``run``)."""
         if self.temps and ins.opname in self._FLUSH_BEFORE and not self._folds_into_display(ins, stack) \
-                and not self._copies_settled(ins, stack):
+                and not self._moves_only_settled(ins, stack):
             self.flush(stack, out, ins)
         in_target = None
         if self._group and not self._continues_group(ins):
