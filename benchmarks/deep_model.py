@@ -13,7 +13,10 @@ running), for depyf including entering and leaving the ``with`` block. Prints th
 and their ratio (``cpu``: the ratio of the medians of the processes' CPU time, steadier
 on a loaded machine), the load average, and for the depyf processes the median of depyf's own
 time (its bytecode hook) per transformed code object against the code object's
-instruction count, with the slope (ms per 1000 instructions) over every depth.
+instruction count, with the slope (ms per 1000 instructions) over every depth. On a machine
+of many cores, ``--jobs N`` runs N alternations at a time (a plain process and a depyf
+process one after the other, so both meet the same load), each child with
+``OMP_NUM_THREADS`` = cores / N.
 Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
 
     python benchmarks/deep_model.py                       # 8,32,64 layers; eager, aot_eager, inductor
@@ -22,6 +25,7 @@ Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
     python benchmarks/deep_model.py --layers 32 --backends eager --against REV  # REV's depyf too
     python benchmarks/deep_model.py --profile 32 eager    # cProfile depyf's hook in one process
     python benchmarks/deep_model.py --out-dir DIR         # also write DIR/deep-model.json
+    python benchmarks/deep_model.py --jobs 8              # 8 alternations at a time (16+ cores)
 
 The JSON (``--out-dir``) holds the versions, the load average at the start and the end, one
 row per depth and backend (with depyf's hook time per transformed code object) and the
@@ -30,6 +34,7 @@ slope; the table of docs/performance.md is made from it
 """
 import argparse
 import collections
+import concurrent.futures
 import contextlib
 import dis
 import functools
@@ -144,34 +149,50 @@ def slope(points):
     return 1e6 * num / den
 
 
-def run_config(layers, backend, runs, points, against=None):
-    """One row: plain and depyf processes alternating; the per-code hook times. With
-    ``against`` (rev, folder of its depyf), that version's processes alternate too and get
-    a row of their own."""
-    plain, dumped, plain_cpu, dumped_cpu = [], [], [], []
-    other, other_cpu, other_hook = [], [], []
+def pair(layers, backend, against=None):
+    """One alternation: a plain process, then (with ``against``) one with that version's
+    depyf, then one with this depyf."""
+    result = {"plain": measure(layers, backend, False)}
+    if against is not None:
+        result["other"] = measure(layers, backend, True, against[1])
+    result["depyf"] = measure(layers, backend, True)
+    return result
+
+
+def run_pairs(configs, runs, jobs, against=None):
+    """``runs`` alternations per (layers, backend), ``jobs`` of them at a time (each
+    alternation runs its processes one after another, so plain and depyf meet the same
+    conditions): {config: [pair result]}."""
+    tasks = [config for config in configs for _ in range(runs)]
+    if jobs > 1:
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            done = list(pool.map(lambda config: pair(*config, against), tasks))
+    else:
+        done = [pair(*config, against) for config in tasks]
+    results = collections.defaultdict(list)
+    for config, result in zip(tasks, done):
+        results[config].append(result)
+    return results
+
+
+def make_row(layers, backend, pairs, points, against=None):
+    """One row from a configuration's alternations: medians, ratios, the per-code hook
+    times (added to ``points``); prints it, and the row of ``against``'s depyf."""
+    def median(mode, key):
+        return statistics.median(r[mode][key] for r in pairs)
+
     per_code = collections.defaultdict(list)  # (order, name, instructions) -> [s]
-    for _ in range(runs):
-        result = measure(layers, backend, False)
-        plain.append(result["seconds"])
-        plain_cpu.append(result["cpu"])
-        if against is not None:
-            result = measure(layers, backend, True, against[1])
-            other.append(result["seconds"])
-            other_cpu.append(result["cpu"])
-            other_hook.append(sum(s for _, _, s in result["per_code"]))
-        result = measure(layers, backend, True)
-        dumped.append(result["seconds"])
-        dumped_cpu.append(result["cpu"])
-        for i, (name, instructions, seconds) in enumerate(result["per_code"]):
+    for r in pairs:
+        for i, (name, instructions, seconds) in enumerate(r["depyf"]["per_code"]):
             per_code[(i, name, instructions)].append(seconds)
-    p, d = statistics.median(plain), statistics.median(dumped)
-    pc, dc = statistics.median(plain_cpu), statistics.median(dumped_cpu)
+    p, d = median("plain", "seconds"), median("depyf", "seconds")
+    pc, dc = median("plain", "cpu"), median("depyf", "cpu")
     codes = []
     for (_, name, instructions), times in sorted(per_code.items()):
         codes.append((name, instructions, statistics.median(times)))
         points.append((instructions, statistics.median(times)))
     hook = sum(s for _, _, s in codes)
+    runs = len(pairs)
     row = {"layers": layers, "backend": backend, "runs": runs, "plain_seconds": p,
            "depyf_seconds": d, "ratio": d / p, "cpu_ratio": dc / pc, "hook_seconds": hook,
            "per_code": [{"name": n, "instructions": i, "seconds": s} for n, i, s in codes]}
@@ -179,10 +200,10 @@ def run_config(layers, backend, runs, points, against=None):
         layers, backend, runs, p, d, d / p, dc / pc, hook,
         "; ".join("%s %d instr %.0f ms" % (n, i, 1e3 * s) for n, i, s in codes)), flush=True)
     if against is not None:
-        o, oc = statistics.median(other), statistics.median(other_cpu)
+        o, oc = median("other", "seconds"), median("other", "cpu")
+        other_hook = statistics.median(sum(s for _, _, s in r["other"]["per_code"]) for r in pairs)
         print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  (depyf of %s)" % (
-            layers, backend, runs, p, o, o / p, oc / pc, statistics.median(other_hook), against[0]),
-            flush=True)
+            layers, backend, runs, p, o, o / p, oc / pc, other_hook, against[0]), flush=True)
     return row
 
 
@@ -206,6 +227,9 @@ def main():
     parser.add_argument("--against", metavar="REV",
                         help="also time the depyf of git revision REV (or of the folder REV/depyf), "
                              "alternating (a row each)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="alternations run at a time (default 1; on a machine of many cores, "
+                             "each child then gets OMP_NUM_THREADS=cores/jobs)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--profile", nargs=2, metavar=("LAYERS", "BACKEND"))
     parser.add_argument("--top", type=int, default=40, help="rows of --profile")
@@ -224,12 +248,12 @@ def main():
     depths = [int(x) for x in args.layers.split(",")]
     inductor_depths = [int(x) for x in args.inductor_layers.split(",")]
     result = {"torch": torch.__version__, "python": sys.version.split()[0], "cpus": os.cpu_count(),
-              "load_start": _load(), "rows": []}
+              "load_start": _load(), "jobs": args.jobs, "rows": []}
     import transformers
     result["transformers"] = transformers.__version__
     print("torch %s, Python %s, %d CPUs, load %s; LlamaForCausalLM (hidden 16); medians over "
-          "fresh processes (plain and prepare_debug alternating)" % (
-              torch.__version__, sys.version.split()[0], os.cpu_count(), result["load_start"]))
+          "fresh processes (plain and prepare_debug alternating, %d alternation(s) at a time)" % (
+              torch.__version__, sys.version.split()[0], os.cpu_count(), result["load_start"], args.jobs))
     print("%6s %-9s %4s %10s %10s %7s %7s %9s  %s" % (
         "layers", "backend", "runs", "plain (s)", "depyf (s)", "ratio", "cpu", "hook (s)",
         "depyf's hook per code object"))
@@ -237,16 +261,18 @@ def main():
     against = None
     if args.against:
         against = (args.against, extract(args.against, tempfile.mkdtemp(prefix="depyf-against-")))
-    for backend in args.backends.split(","):
-        for layers in depths:
-            if backend == "inductor" and layers not in inductor_depths and len(depths) > 1:
-                continue
-            row = run_config(layers, backend, args.runs, points, against)
-            result["rows"].append(row)
-            ratio = row["ratio"]
-            target = TARGETS.get(backend)
-            verdicts.append("%d layers %s: %.2f (target <= %s: %s)" % (
-                layers, backend, ratio, target, "met" if target and ratio <= target else "NOT met"))
+    configs = [(layers, backend) for backend in args.backends.split(",") for layers in depths
+               if backend != "inductor" or layers in inductor_depths or len(depths) == 1]
+    if args.jobs > 1:
+        os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // args.jobs))
+    results = run_pairs(configs, args.runs, args.jobs, against)
+    for layers, backend in configs:
+        row = make_row(layers, backend, results[(layers, backend)], points, against)
+        result["rows"].append(row)
+        ratio = row["ratio"]
+        target = TARGETS.get(backend)
+        verdicts.append("%d layers %s: %.2f (target <= %s: %s)" % (
+            layers, backend, ratio, target, "met" if target and ratio <= target else "NOT met"))
     s = slope(points)
     print("hook time against instructions: %s; load %s" % (
         "%.2f ms per 1000 instructions" % s if s is not None else "one size only", _load()))

@@ -73,7 +73,7 @@ def deep_reduce(out_dir):
                 data["torch"], data.get("transformers", "?"), data["python"]),
             "load": "%s at the start, %s at the end" % (data["load_start"], data.get("load_end", "?")),
             "slope_ms_per_1000": data.get("slope_ms_per_1000_instructions", data.get("slope_ms_per_1000")),
-            "targets": data.get("targets", {}), "rows": data["rows"]}
+            "targets": data.get("targets", {}), "jobs": data.get("jobs", 1), "rows": data["rows"]}
 
 
 def deep_table(rows, data):
@@ -91,11 +91,13 @@ def deep_table(rows, data):
     verdicts = ["%d layers %s %s" % (r["layers"], r["backend"],
                                      "met" if r["ratio"] <= targets.get(r["backend"], 0) else "not met")
                 for r in rows]
+    jobs = data.get("jobs", 1)
     lines.append("depyf's hook time against the code object's size: %s. Targets (ratio <= %s): %s. "
-                 "Load average of the machine: %s." % (
+                 "Load average of the machine: %s.%s" % (
                      "%.0f ms per 1000 instructions" % slope if slope is not None else "one size only",
                      ", ".join("%s %s" % kv for kv in sorted(targets.items())),
-                     "; ".join(verdicts) or "-", data["load"]))
+                     "; ".join(verdicts) or "-", data["load"],
+                     " %d alternations ran at a time (`--jobs %d`)." % (jobs, jobs) if jobs > 1 else ""))
     return lines
 
 

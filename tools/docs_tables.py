@@ -157,6 +157,10 @@ def _machine():
 
 
 def _commit():
+    """The checkout's commit; ``DEPYF_COMMIT`` names it where the run happens on a copy
+    without git (a benchmark run on another machine)."""
+    if os.environ.get("DEPYF_COMMIT"):
+        return os.environ["DEPYF_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                               text=True, check=True).stdout.strip()

@@ -1,5 +1,5 @@
-"""``benchmarks/deep_model.py`` at its smallest size (one layer, one process per mode,
-eager), so that the script cannot rot between the runs that use it: the table row, the
+"""``benchmarks/deep_model.py`` at its smallest size (one layer, two alternations run at
+a time, eager), so that the script cannot rot between the runs that use it: the table row, the
 per-code hook times and the verdict are printed, and the JSON docs/performance.md is made
 from is written."""
 import json
@@ -18,7 +18,7 @@ def test_deep_model_benchmark_smallest_size(tmp_path):
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
         [sys.executable, os.path.join(REPO, "benchmarks", "deep_model.py"), "--layers", "1",
-         "--runs", "1", "--backends", "eager", "--out-dir", str(tmp_path)],
+         "--runs", "2", "--jobs", "2", "--backends", "eager", "--out-dir", str(tmp_path)],
         env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
@@ -30,5 +30,5 @@ def test_deep_model_benchmark_smallest_size(tmp_path):
     assert any(line.startswith("hook time against instructions:") for line in lines), lines
     with open(os.path.join(str(tmp_path), "deep-model.json")) as f:
         data = json.load(f)
-    assert [(r["layers"], r["backend"], r["runs"]) for r in data["rows"]] == [(1, "eager", 1)]
-    assert data["rows"][0]["per_code"] and data["torch"] and data["python"]
+    assert [(r["layers"], r["backend"], r["runs"]) for r in data["rows"]] == [(1, "eager", 2)]
+    assert data["rows"][0]["per_code"] and data["torch"] and data["python"] and data["jobs"] == 2
