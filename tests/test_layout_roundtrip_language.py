@@ -114,10 +114,29 @@ SNIPPETS = {
                 if has:
                     log.append("finally")
     ''',
+    # 3.12+: a private type parameter is stored mangled with the class (its own scope's
+    # for `class Foo[__T]`, the enclosing class's for a method)
+    "private_type_params_mangled": '''
+        def f(base):
+            class Foo[__T, __U: __T](base(__T)):
+                param = __T
+
+                def meth[__V](self, arg: __T, arg2: __V):
+                    return (__T, __V)
+            return Foo
+    ''',
+    # 3.12+: an inlined comprehension in a bound whose variable (a cell: the lambda
+    # captures it) shadows the type parameter the bound closes over
+    "comprehension_in_bound_shadows_type_param": '''
+        def f():
+            type Alias[T: [lambda: T for T in (T, [1])[1]]] = [lambda: T for T in T.__name__]
+            return Alias
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
-MIN_PYTHON = {}
+MIN_PYTHON = {"private_type_params_mangled": (3, 12),
+              "comprehension_in_bound_shadows_type_param": (3, 12)}
 # not read back bytecode-equal on some versions: the `break` that ends the try body is
 # read as the try's else clause (proven; the jump lies elsewhere), and 3.12+ read the
 # statement before the else clause's `break` as after the loop (3.14: the inner loop

@@ -143,3 +143,31 @@ def type_alias_with_bounds_and_variadics(n):
     except NameError as e:
         missing = str(e)
     return Fn.__name__, _describe(Fn.__type_params__), str(Fn.__value__), missing, n
+
+
+@case((2,),)
+def private_type_params_mangled_with_the_class(n):
+    class Foo[__T, __U: __T](list):
+        param = __T
+
+        def meth[__V](self, arg: __T, arg2: __V):
+            return (__T, __V, n)
+
+        type Alias[__W] = (__T, __W)
+
+    t, u = Foo.__type_params__
+    v = Foo.meth.__type_params__[0]
+    return (_describe(Foo.__type_params__), u.__bound__ is t, Foo.param is t,
+            Foo().meth(1, 2) == (t, v, n), Foo.Alias.__value__ == (t, Foo.Alias.__type_params__[0]))
+
+
+@case((3,),)
+def comprehension_in_bound_shadows_its_type_param(n):
+    type Alias[T: [lambda: T for T in (T, [n])[1]]] = [lambda: T for T in T.__name__]
+
+    def F[T: [lambda: T for T in (T, [n])[1]]]():
+        return [lambda: T for T in T.__name__]
+
+    bound = Alias.__type_params__[0].__bound__
+    return ([f() for f in bound], [f() for f in Alias.__value__],
+            [f() for f in F.__type_params__[0].__bound__], [f() for f in F()])

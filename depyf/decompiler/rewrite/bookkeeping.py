@@ -224,10 +224,14 @@ def declarations(code, instrs, outer_cells=(), live=None):
     needs its `nonlocal` too), None for all."""
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
-    for opname, name in _stores(code, instrs):
+    stores = list(_stores(code, instrs))
+    # a free variable that an inlined comprehension (3.12+) shadows with a cell of its own
+    # (`[lambda: T for T in T]` in T's bound): its stores are the comprehension's
+    shadowed = free & set(code.co_cellvars) & {n for op, n in stores if op == "LOAD_FAST_AND_CLEAR"}
+    for opname, name in stores:
         if opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and name not in stored_globals:
             stored_globals.append(name)
-        if opname in ("STORE_DEREF", "DELETE_DEREF") and name in free and \
+        if opname in ("STORE_DEREF", "DELETE_DEREF") and name in free - shadowed and \
                 name not in stored_free:
             stored_free.append(name)
     # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
@@ -359,7 +363,8 @@ def local_declarations(code, instrs):
         read -= hidden - checked
     # (a name Dynamo keeps both as a local and free, before torch 2.4: free, `nonlocal`)
     names = [n for n in code.co_varnames if n in read and n not in bound and n not in code.co_freevars]
-    names += [n for n in code.co_cellvars if n in captured and n not in bound and n not in names]
+    names += [n for n in code.co_cellvars if n in captured and n not in bound and n not in names
+              and n not in code.co_freevars]  # (free, shadowed by a comprehension's cell)
     return [ast.AnnAssign(target=E.name(n, ast.Store()), annotation=E.name("object"), value=None,
                           simple=1) for n in names]
 

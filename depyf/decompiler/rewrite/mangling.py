@@ -41,6 +41,14 @@ def unmangle_class_body(class_name, stmts):
     return stmts
 
 
+def unmangle_generic_header(class_def):
+    """Spell the private names in a generic class's bases, keywords and type parameter
+    bounds as written: 3.12+ evaluate them in the class's type parameter scope, which
+    mangles with the class's own name (``class C[__T](Base[__T])`` reads ``_C__T``)."""
+    for node in class_def.bases + class_def.keywords + class_def.type_params:
+        _visit(class_def.name, node)
+
+
 def _visit(class_name, node):
     for field in _FIELDS.get(type(node), ()):
         setattr(node, field, _unmangle(class_name, getattr(node, field)))

@@ -24,6 +24,7 @@ from ...bytecode import versions as V
 from . import markers as M
 from .. import facts
 from ..facts import Fact
+from ..rewrite.mangling import unmangle_generic_header
 from .stackops import pop
 
 HIDDEN_PREFIX = "<generic parameters of "
@@ -199,5 +200,6 @@ def scope_result(code, stmts, values):
         cd.bases.pop()
         cd.type_params = _params(values[".type_params"])
         if cd.type_params:
+            unmangle_generic_header(cd)
             return made
     raise Mismatch("type parameter scope makes an unexpected value")

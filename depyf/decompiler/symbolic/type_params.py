@@ -4,9 +4,10 @@ not variables to assign. The session runs it (``DecompileSession.type_params_sco
 import ast
 
 from ..mismatch import Mismatch
+from ..rewrite.mangling import mangle
 from .executor import Executor
 from .exprs import name
-from .generics import GenericBase, TypeParam
+from .generics import HIDDEN_PREFIX, GenericBase, TypeParam
 from .stackops import pop
 
 
@@ -33,7 +34,8 @@ class TypeParamsExecutor(Executor):
     def _store_name(self, ins, stack, out):
         n = ins.argval
         value = pop(stack)
-        if isinstance(value, TypeParam) and value.node.name == n and n not in self.params:
+        if isinstance(value, TypeParam) and n in self._spellings(value.node.name) and \
+                n not in self.params:
             self.params[n] = value
         elif n == ".type_params" and isinstance(value, ast.Tuple) or \
                 n == ".generic_base" and isinstance(value, GenericBase):
@@ -42,5 +44,14 @@ class TypeParamsExecutor(Executor):
             raise Mismatch("unexpected store to %s in a type parameter scope" % n)
 
     op_STORE_FAST = op_STORE_DEREF = _store_name
+
+    def _spellings(self, param):
+        """The names the scope may store type parameter ``param`` under: a private one
+        (``__T``) is mangled with the class the scope belongs to (``class C[__T]``) or
+        sits in (a method's ``def m[__T]``)."""
+        name = self.code.co_name
+        owners = [name[len(HIDDEN_PREFIX):-1]] if name.startswith(HIDDEN_PREFIX) else []
+        owners += self.nested.classes[-1:]
+        return {param} | {mangle(owner, param) for owner in owners}
 
 
