@@ -225,8 +225,7 @@ def declarations(code, instrs, outer_cells=(), live=None):
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
     stores = list(_stores(code, instrs))
-    # a free variable that an inlined comprehension (3.12+) shadows with a cell of its own
-    # (`[lambda: T for T in T]` in T's bound): its stores are the comprehension's
+    # stores of a free name an inlined comprehension's own cell shadows (`[lambda: T for T in T]`)
     shadowed = free & set(code.co_cellvars) & {n for op, n in stores if op == "LOAD_FAST_AND_CLEAR"}
     for opname, name in stores:
         if opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and name not in stored_globals:
