@@ -1001,6 +1001,23 @@ SNIPPETS = {
             finally:
                 raise raised
     ''',
+    # 3.12+: the statement after a try/except that ends a `while c:` body shares a block
+    # with the test of c made again: the try ends there, not in a `continue` of its body
+    "while_body_ending_after_try_except_with_continue_before": '''
+        def f(value, out, word):
+            while value:
+                if value[0] == ".":
+                    value = value[1:]
+                    continue
+                try:
+                    token, value = word(value)
+                except KeyError:
+                    if value[0]:
+                        raise
+                    token = value
+                out.append(token)
+            return out
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

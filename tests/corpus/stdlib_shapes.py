@@ -239,3 +239,31 @@ def if_whose_try_returns_goes_on_through_except(mode):
                 pass
         log.append("slow copy")
     return log
+
+
+def _word(value):
+    if value[0] in "! ":
+        raise KeyError(value)
+    return value[:2], value[2:]
+
+
+@case(("ab.cd",), ("..ab",), ("!x",), (" x.y",), ("",))
+def while_body_ending_after_try_except_with_continue_before(value):
+    """email._header_value_parser.get_obs_local_part (3.12/3.13): a `while c:` whose body
+    ends in code after a try/except, which the loop's test (tested again at the end of
+    the body) follows in one block: the try ends there, its body and clause go on to it
+    (the clause, laid out after the loop, by a jump back); a `continue` before goes to
+    the head's test."""
+    out = list()  # (not a list display: its append the proof knows cannot raise)
+    while value:
+        if value[0] == ".":
+            value = value[1:]
+            continue
+        try:
+            token, value = _word(value)
+        except KeyError:
+            if value[0] not in " ":
+                raise
+            token, value = value[:1], value[1:]
+        out.append(token)
+    return out
