@@ -1018,6 +1018,21 @@ SNIPPETS = {
                 out.append(token)
             return out
     ''',
+    # 3.12+: a try that starts a `while True:` body; the jump back to the head after it
+    # is the try's way on, the `break` (the pasted `return None` that ends the function)
+    # another. (With `return x` after the loop, the pasted `return x` is read inside the
+    # try: its load of x is left unprotected, the exception table differs)
+    "while_true_body_is_try_that_breaks": '''
+        def f(run, quit, log):
+            while True:
+                try:
+                    run()
+                    if quit():
+                        break
+                    log("finished")
+                except LookupError:
+                    log("restart")
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

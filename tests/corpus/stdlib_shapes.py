@@ -267,3 +267,28 @@ def while_body_ending_after_try_except_with_continue_before(value):
             token, value = value[:1], value[1:]
         out.append(token)
     return out
+
+
+def _step(log, plan):
+    item = plan.pop(0)
+    log.append(item)
+    if item == "restart":
+        raise LookupError(item)
+    return item == "quit"
+
+
+@case((["quit"],), (["run", "quit"],), (["restart", "run", "restart", "quit"],))
+def while_true_body_is_try_that_breaks(plan):
+    """pdb.main (3.12/3.13): the body of `while True:` is a try statement, which starts
+    at the loop's head; the jump back there after the body is its way on (not a jump
+    back into the try's range), the `break` another way out."""
+    plan = list(plan)
+    log = []
+    while True:
+        try:
+            if _step(log, plan):
+                break
+            log.append("finished")
+        except LookupError:
+            log.append("restarting")
+    return log
