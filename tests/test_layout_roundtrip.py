@@ -1033,6 +1033,21 @@ SNIPPETS = {
                 except LookupError:
                     log("restart")
     ''',
+    # 3.12+: the `return` of an except clause in a with in a try body, joined with the
+    # implicit `return None` where the try body's normal way out goes
+    "return_from_except_in_with_in_try_except": '''
+        def f(cm, read, log):
+            try:
+                with cm:
+                    try:
+                        line = read()
+                    except EOFError:
+                        return
+                    log(line)
+                log("after")
+            except:
+                log("error")
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

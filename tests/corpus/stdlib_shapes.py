@@ -292,3 +292,30 @@ def while_true_body_is_try_that_breaks(plan):
         except LookupError:
             log.append("restarting")
     return log
+
+
+def _read(log, lines):
+    line = lines.pop(0)
+    if line is None:
+        raise EOFError
+    if line == "!":
+        raise ValueError(line)
+    return line
+
+
+@case(([], ["a"]), ([], [None]), ([], ["!"]), ([], [None, "b"]))
+def return_from_except_in_with_in_try_except(log, lines):
+    """pdb.Pdb.default (3.13; 3.12 too): an except clause in a with, itself in a try
+    body, returns (a constant `return`, which 3.12+ give no line of its own: joined with
+    the implicit `return None` after the try, where the try body's normal way out goes)."""
+    try:
+        with CM(log, "cm"):
+            try:
+                line = _read(log, lines)
+            except EOFError:
+                log.append("eof")
+                return
+            log.append(line)
+        log.append("after")
+    except ValueError:
+        log.append("error")
