@@ -1001,6 +1001,53 @@ SNIPPETS = {
             finally:
                 raise raised
     ''',
+    # 3.12+: the statement after a try/except that ends a `while c:` body shares a block
+    # with the test of c made again: the try ends there, not in a `continue` of its body
+    "while_body_ending_after_try_except_with_continue_before": '''
+        def f(value, out, word):
+            while value:
+                if value[0] == ".":
+                    value = value[1:]
+                    continue
+                try:
+                    token, value = word(value)
+                except KeyError:
+                    if value[0]:
+                        raise
+                    token = value
+                out.append(token)
+            return out
+    ''',
+    # 3.12+: a try that starts a `while True:` body; the jump back to the head after it
+    # is the try's way on, the `break` (the pasted `return None` that ends the function)
+    # another. (With `return x` after the loop, the pasted `return x` is read inside the
+    # try: its load of x is left unprotected, the exception table differs)
+    "while_true_body_is_try_that_breaks": '''
+        def f(run, quit, log):
+            while True:
+                try:
+                    run()
+                    if quit():
+                        break
+                    log("finished")
+                except LookupError:
+                    log("restart")
+    ''',
+    # 3.12+: the `return` of an except clause in a with in a try body, joined with the
+    # implicit `return None` where the try body's normal way out goes
+    "return_from_except_in_with_in_try_except": '''
+        def f(cm, read, log):
+            try:
+                with cm:
+                    try:
+                        line = read()
+                    except EOFError:
+                        return
+                    log(line)
+                log("after")
+            except:
+                log("error")
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -132,6 +132,21 @@ SNIPPETS = {
             type Alias[T: [lambda: T for T in (T, [1])[1]]] = [lambda: T for T in T.__name__]
             return Alias
     ''',
+    # 3.12+: the copies of the waiting `return` carry the lines of the tests before them
+    "return_through_finally_with_multiline_and": '''
+        def f(x, has, record, log):
+            try:
+                try:
+                    return x(log)
+                finally:
+                    log.append("inner")
+            finally:
+                if (
+                    has
+                    and not record
+                ):
+                    log.append("outer")
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

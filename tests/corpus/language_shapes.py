@@ -160,3 +160,23 @@ def return_in_arms_one_inside_with_through_branching_finally(x, p, has):
     finally:
         if has:
             log.append("finally")
+
+
+@case((1, True, True), (0, True, False), (None, False, True), (2, False, False), (None, True, True))
+def return_through_finally_with_multiline_and(x, has, record):
+    """torch's CompiledFxGraph.__call__ (3.12/3.13): the test of the outer finally body is
+    `a and not b` over several lines. The `return` waiting through it has no line of its
+    own; 3.12+ give each of its copies the line of the test before it, so its copies in
+    the return's path read as nested ifs, the handler's as one `if a and b`."""
+    log = []
+    try:
+        try:
+            return _value(log, x), log
+        finally:
+            log.append("inner")
+    finally:
+        if (
+            has
+            and not record
+        ):
+            log.append("outer")

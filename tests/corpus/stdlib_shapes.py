@@ -239,3 +239,83 @@ def if_whose_try_returns_goes_on_through_except(mode):
                 pass
         log.append("slow copy")
     return log
+
+
+def _word(value):
+    if value[0] in "! ":
+        raise KeyError(value)
+    return value[:2], value[2:]
+
+
+@case(("ab.cd",), ("..ab",), ("!x",), (" x.y",), ("",))
+def while_body_ending_after_try_except_with_continue_before(value):
+    """email._header_value_parser.get_obs_local_part (3.12/3.13): a `while c:` whose body
+    ends in code after a try/except, which the loop's test (tested again at the end of
+    the body) follows in one block: the try ends there, its body and clause go on to it
+    (the clause, laid out after the loop, by a jump back); a `continue` before goes to
+    the head's test."""
+    out = list()  # (not a list display: its append the proof knows cannot raise)
+    while value:
+        if value[0] == ".":
+            value = value[1:]
+            continue
+        try:
+            token, value = _word(value)
+        except KeyError:
+            if value[0] not in " ":
+                raise
+            token, value = value[:1], value[1:]
+        out.append(token)
+    return out
+
+
+def _step(log, plan):
+    item = plan.pop(0)
+    log.append(item)
+    if item == "restart":
+        raise LookupError(item)
+    return item == "quit"
+
+
+@case((["quit"],), (["run", "quit"],), (["restart", "run", "restart", "quit"],))
+def while_true_body_is_try_that_breaks(plan):
+    """pdb.main (3.12/3.13): the body of `while True:` is a try statement, which starts
+    at the loop's head; the jump back there after the body is its way on (not a jump
+    back into the try's range), the `break` another way out."""
+    plan = list(plan)
+    log = []
+    while True:
+        try:
+            if _step(log, plan):
+                break
+            log.append("finished")
+        except LookupError:
+            log.append("restarting")
+    return log
+
+
+def _read(log, lines):
+    line = lines.pop(0)
+    if line is None:
+        raise EOFError
+    if line == "!":
+        raise ValueError(line)
+    return line
+
+
+@case(([], ["a"]), ([], [None]), ([], ["!"]), ([], [None, "b"]))
+def return_from_except_in_with_in_try_except(log, lines):
+    """pdb.Pdb.default (3.13; 3.12 too): an except clause in a with, itself in a try
+    body, returns (a constant `return`, which 3.12+ give no line of its own: joined with
+    the implicit `return None` after the try, where the try body's normal way out goes)."""
+    try:
+        with CM(log, "cm"):
+            try:
+                line = _read(log, lines)
+            except EOFError:
+                log.append("eof")
+                return
+            log.append(line)
+        log.append("after")
+    except ValueError:
+        log.append("error")

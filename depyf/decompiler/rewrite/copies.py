@@ -124,9 +124,12 @@ def _is_copy_before(window, copy, escape):
 
 def _is_copy(window, copy):
     """``window`` is ``copy``, but for the values of returns that copy drops (by a
-    break/continue) while they wait on the stack."""
+    break/continue) while they wait on the stack, and for nested ifs read as one `if a
+    and b` in one of them (``_flat``: 3.12+ gives the copies of the return that waits
+    through it the lines of the tests before them, which tell the tests of a multi-line
+    `if a and b` apart there)."""
     return same_stmts(window, copy) or has_cancelled_return(window) and \
-        same_stmts(_without_cancelled(window), copy)
+        same_stmts(_without_cancelled(window), copy) or same_stmts(_flat(window), _flat(copy))
 
 
 def _drops_pending_return(s):
@@ -188,9 +191,10 @@ def _strip_cancelled_return(stmts, i, copy):
 
 def drop_finally_copies(out):
     """The normal path after a try/finally runs a copy of the finally body: drop it
-    (compared once both sides are cleaned up). From the last statement back: a copy of
-    a finally body holding a try/finally is followed by that try's own copy, dropped
-    first."""
+    (compared once both sides are cleaned up; nested ifs as one `if a and b`, the
+    implicit `return None` the copy's paths end in dropped first where it kept them
+    apart). From the last statement back: a copy of a finally body holding a try/finally
+    is followed by that try's own copy, dropped first."""
     for k in range(len(out) - 1, -1, -1):
         s = out[k]
         if isinstance(s, TRY_KINDS) and facts.get(s, Fact.FINALLY_COPY, False):
@@ -203,7 +207,8 @@ def drop_finally_copies(out):
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
-            elif _same_modulo_exit(_flat(copy), _flat(s.finalbody)):
+            elif _same_modulo_exit(_flat(copy), _flat(s.finalbody)) or same_stmts(
+                    _flat(drop_tail(copy, is_return_none)), _flat(drop_tail(s.finalbody, is_return_none))):
                 # the tests of the handler's copy all go to its one re-raise: nested ifs
                 # read there as one; the copy on the normal path tells them apart
                 s.finalbody = drop_tail(copy, is_return_none)

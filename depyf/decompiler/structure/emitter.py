@@ -124,7 +124,11 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                 raise Mismatch("control flow returns to block %s without a loop" % bid,
                                function=self.code.co_name)
             visited.add(bid)
-            if ctx.loop is not None and not first and self._loop_jump(bid, ctx, stack, out, came_by):
+            # (a latch that runs statements before its test ends the region it follows:
+            # the statements come after the try, 3.12+)
+            if ctx.loop is not None and not first and not (
+                    bid == ctx.region_exit and bid in ctx.loop.retests) and \
+                    self._loop_jump(bid, ctx, stack, out, came_by):
                 return out, None
             if ctx.region is not None and bid not in ctx.region:
                 if bid == ctx.region_exit or self._copy_of_exit(bid, ctx, stack) or \

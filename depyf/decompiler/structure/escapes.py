@@ -34,7 +34,24 @@ class Escapes:
             rest = self._return_past_region_end(ctx.escape, st, value, self._region_end_at)
             if rest is not None:
                 return more + rest, None
+        if st is not None and self._left_with_into_return_none(more, ctx.escape):
+            rest, st = self._escape(self._region_end_at, ctx.escape, st)
+            return more + rest, st
         return more, st
+
+    def _left_with_into_return_none(self, more, ctx):
+        """Whether the escaping path ``more`` ran the exit call of a with it left and then
+        reached the end of the enclosing region of ``ctx``, a `return None`: the `return`
+        of an except clause in the with (3.12+ give the constant return no line of its
+        own; joined with the implicit one that ends the function there, which the region's
+        normal way out reaches too). Not the region's end: the way out of the function."""
+        at = self._region_end_at
+        if at is None or at != ctx.region_exit or ctx.escape is None or \
+                not any(isinstance(s, M.WithExitStmt) for s in more):
+            return False
+        ins = self.cfg[at].instrs
+        return len(ins) == 2 and ins[0].opname == "LOAD_CONST" and ins[0].argval is None and \
+            ins[1].opname == "RETURN_VALUE"
 
     def _return_past_region_end(self, ctx, stack, value, at=None):
         """The rest of the way of a `return` whose value reached the end of the try or

@@ -42,10 +42,14 @@ class Trys:
 
     def _jumps_into(self, t, region):
         """Whether block ``t`` only jumps back into ``region`` (3.12+: the jump after a
-        CLEANUP_THROW of an await in an async with's exit, left unprotected): no way out."""
+        CLEANUP_THROW of an await in an async with's exit, left unprotected): no way out.
+        (Not the jump back to the head of a loop whose body the region starts: the way on
+        to the next iteration.)"""
         blk = self.cfg[t] if t in self.cfg.blocks else None
-        return blk is not None and [i.opname for i in blk.instrs] == ["JUMP"] and \
-            self.cfg.target(blk.last) in region
+        if blk is None or [i.opname for i in blk.instrs] != ["JUMP"]:
+            return False
+        to = self.cfg.target(blk.last)
+        return to in region and t not in self.latches.get(to, ())
 
     def _laid_out_at(self, t, region):
         """Where the way out of ``region`` to block ``t`` lies in layout: the latest of
