@@ -132,6 +132,25 @@ SNIPPETS = {
             type Alias[T: [lambda: T for T in (T, [1])[1]]] = [lambda: T for T in T.__name__]
             return Alias
     ''',
+    # 3.13: breaks from the clauses of a loop that is all of a try body go through the
+    # jump that ends the try body, to the outer loop's head
+    "breaks_from_clauses_of_a_loop_that_ends_a_try_body": '''
+        def f(g, res):
+            while True:
+                an = g()
+                try:
+                    while True:
+                        try:
+                            an()
+                        except KeyError as ex:
+                            res.append(ex)
+                            break
+                        except Exception:
+                            res.append(2)
+                            break
+                except IndexError:
+                    return res
+    ''',
     # 3.12+: the copies of the waiting `return` carry the lines of the tests before them
     "return_through_finally_with_multiline_and": '''
         def f(x, has, record, log):

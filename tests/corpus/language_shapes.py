@@ -180,3 +180,52 @@ def return_through_finally_with_multiline_and(x, has, record):
             and not record
         ):
             log.append("outer")
+
+
+class _Rounds:
+    """Rounds of steps: each round's function raises its steps' exceptions in turn."""
+
+    def __init__(self, plan):
+        self.rounds = iter(plan)
+
+    def next_round(self):
+        steps = iter(next(self.rounds))
+
+        def step():
+            exc = next(steps)
+            if exc is not None:
+                raise exc
+        return step
+
+
+@case((([None, KeyError(1)], [KeyError()], [ValueError()], [IndexError()]),),
+      (([ValueError(), None], [None, None, KeyError("k")], [IndexError()]),))
+def breaks_from_clauses_of_a_loop_that_ends_a_try_body(plan):
+    """test_asyncgen's async_iterate: a `while True` that is all of a try body, inside
+    another loop, left by `break`s from its except clauses (some `as` a name, which is
+    cleared on the way): 3.13 sends each through the same jump that ends the try body,
+    to the outer loop's head."""
+    res = []
+    rounds = _Rounds(plan)
+    while True:
+        step = rounds.next_round()
+        try:
+            while True:
+                try:
+                    step()
+                except KeyError as ex:
+                    if ex.args:
+                        res.append(ex.args[0])
+                        break
+                    else:
+                        res.append("empty")
+                        break
+                except IndexError:
+                    raise
+                except Exception as ex:
+                    res.append(type(ex).__name__)
+                    break
+        except IndexError:
+            res.append("stop")
+            break
+    return res

@@ -174,7 +174,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                 facts.note(node, Fact.EXPLICIT, True)
             out.append(node)
             return True
-        if bid == loop.follow:
+        if bid == loop.follow or loop.follow is not None and self.cfg.jump_only_target(bid) is not None \
+                and self._jumps_on_as(loop.follow, bid):  # (a bare jump to where the follow goes)
             out.append(ast.Break())
             return True
         if bid in loop.retests:

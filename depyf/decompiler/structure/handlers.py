@@ -30,7 +30,8 @@ class Handlers:
                     work.extend((s, depth - 1) for s in blk.succs)  # (a nested clause's end)
                 elif blk.last.opname == "JUMP":  # (not a return on its way out)
                     after.add(self.cfg.target(blk.last))
-                elif breaks and blk.last.opname in ("POP_EXCEPT", "POP_BLOCK") and \
+                elif breaks and (blk.last.opname in ("POP_EXCEPT", "POP_BLOCK") or
+                                 self._ends_clause_clearing_name(blk)) and \
                         self._break_past_handler(blk) is not None:
                     after.add(self._break_past_handler(blk))
                 elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end) or \
@@ -74,14 +75,21 @@ class Handlers:
             return blk.end
         return None
 
+    @staticmethod
+    def _ends_clause_clearing_name(blk):
+        """Whether ``blk`` ends an `except E as name:` clause: its POP_EXCEPT, then the
+        name cleared (3.11+)."""
+        ops = blk.instrs[-4:]
+        return V.HAS_EXCEPTION_TABLE and len(ops) == 4 and ops[0].opname == "POP_EXCEPT" and \
+            name_cleanup(ops[1:])
+
     def _try_after_clause(self, blk, entry):
         """3.11+: whether the except clause ending in ``blk`` (its POP_EXCEPT) runs on
         into a try statement that starts there (3.12+ place the code after a try whose body
         raises right after its clause, at the depth of the try of ``entry``): the clause
         is over, the next statement begins."""
-        ends = [i.opname for i in blk.instrs[-4:]]
-        if not V.HAS_EXCEPTION_TABLE or not (ends[-1:] == ["POP_EXCEPT"] or ends[:1] == [
-                "POP_EXCEPT"] and len(ends) == 4 and name_cleanup(blk.instrs[-3:])):
+        if not V.HAS_EXCEPTION_TABLE or not (blk.last.opname == "POP_EXCEPT" or
+                                             self._ends_clause_clearing_name(blk)):
             return False  # (the end of the clause: its POP_EXCEPT, `as` name cleared)
         nxt = self.cfg.fall(blk)
         inner = self.cfg[nxt].handler if nxt in self.cfg.blocks else None

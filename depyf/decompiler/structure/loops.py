@@ -179,9 +179,18 @@ class Loops:
             if ctx.loop is not None:
                 ends += sorted(ctx.loop.continue_targets) + [ctx.loop.follow]
             for end in ends:
-                if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) for c in breaks):
+                if end is not None and any(self._leaves_to(c, end, sinks, ctx.region) or
+                                           end == ctx.region_exit and self._jumps_on_as(end, c)
+                                           for c in breaks):
                     return self._raising_else_end(cands, exits, sinks, ctx) or end
         return merge
+
+    def _jumps_on_as(self, end, b):
+        """Whether block ``end`` is a bare jump that lands where ``b`` leads through bare
+        jumps: a break to ``b`` is one to ``end`` (3.13: the unprotected jump that ends a
+        try body and a break of a loop inside it go on to the same latch)."""
+        return self.cfg.jump_only_target(end) is not None and \
+            self.cfg.through_jumps(end) == self.cfg.through_jumps(b)
 
     def _raising_else_end(self, cands, exits, sinks, ctx):
         """Where the ways out of a loop that may end by itself (its test, its iterator)
