@@ -144,6 +144,25 @@ def test_dynamo_swap_of_unpacked_items_then_one_changed_in_place():
                [[[1, 2], [3, 4], [5, 6], [7, 8]], ["a", [1], [2, 3], "b"], [[1]] * 3], text)
 
 
+@pytest.mark.skipif(not (3, 9) <= PY < (3, 11), reason="Dynamo swaps with SWAP from 3.11; "
+                    "LIST_EXTEND from 3.9")
+def test_dynamo_swap_of_lists_then_a_slice_of_one_extended():
+    # the same, on lists the code built: `[v]`, `["x", v]`, "z", `["y"]`; the first and
+    # the last swapped, then `item[0:] + [other]` by LIST_EXTEND (the checker follows
+    # the items through `reverse()` to know that the slice is a list)
+    ops = [("LOAD_FAST", 0), ("BUILD_LIST", 1), ("LOAD_CONST", 3), ("LOAD_FAST", 0),
+           ("BUILD_LIST", 2), ("LOAD_CONST", 5), ("LOAD_CONST", 4), ("BUILD_LIST", 1)]
+    ops += _dynamo_swap(4) + [
+        ("ROT_TWO", 0), ("BUILD_LIST", 1), ("ROT_TWO", 0), ("LOAD_CONST", 1),
+        ("LOAD_CONST", 0), ("BUILD_SLICE", 2), ("BINARY_SUBSCR", 0), ("ROT_TWO", 0),
+        ("LIST_EXTEND", 1), ("BUILD_LIST", 3), ("RETURN_VALUE", 0)]
+    code = assemble(_template(), ops, names=("reverse",), consts=(None, 0, -1, "x", "y", "z"))
+    original = type(_template)(code, {})
+    assert original(7) == [["y"], ["x", 7], [7, "z"]]
+    text, again = _decompiled(code)
+    _same_runs(original, again, [7, [1]], text)
+
+
 class _Executor:
     """What ``bind_pending`` asks of the executor."""
 
