@@ -127,8 +127,11 @@ def _kw_term(kw):
 
 
 def _pure_call(f, fn, positional, keywords, n_pop):
-    """``list.append``/``list.extend`` on a list the code built: no user code runs.
-    ``(handled, event)``: done here (event None) or needing ``event`` first."""
+    """``list.append``/``list.extend`` on a list the code built, ``list.reverse`` on one
+    with known items: no user code runs. ``(handled, event)``: done here (event None) or
+    needing ``event`` first."""
+    if fn[0] == "bm" and fn[2] == "reverse" and not keywords and positional == ("t", ()):
+        return _reversed_in_place(f, fn[1], n_pop), None
     if fn[0] != "bm" or keywords or positional[0] != "t" or len(positional[1]) != 1:
         return False, None
     o = f.obj(fn[1])
@@ -148,6 +151,19 @@ def _pure_call(f, fn, positional, keywords, n_pop):
         target.contents = extended(target.contents, results[0])
         g.push(NONE)
     return True, Event(("iterate",), (arg,), apply)
+
+
+def _reversed_in_place(f, target, n_pop):
+    """``target.reverse()`` on a list the code built with known items (Dynamo's SWAP
+    before 3.11: the stack's items in a list, reversed, unpacked): its items reversed,
+    None returned; False (the call an event) for any other list."""
+    o = f.obj(target)
+    if o is None or o.kind != "list" or o.contents[0] != "t":
+        return False
+    f.pop(n_pop)
+    o.contents = ("t", tuple(reversed(o.contents[1])))
+    f.push(NONE)
+    return True
 
 
 def _receiver_call(m, f, argc, above=0, kwnames=()):

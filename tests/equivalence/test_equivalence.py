@@ -60,7 +60,23 @@ CASES = [
     ("a list of its own tested twice with nothing between",
      "def f(xs, g):\n q = []\n q.extend(xs)\n while q:\n  g(q.pop())\n",
      "def f(xs, g):\n q = []\n q.extend(xs)\n if q:\n  while q:\n   g(q.pop())\n", EQUIVALENT, None),
+    # Dynamo's SWAP before 3.11: items in a list of its own, reversed, unpacked again
+    ("a list of its own with known items reversed",
+     "def f(a, b, g):\n x = [a, b]\n x.reverse()\n return g(*x)\n",
+     "def f(a, b, g):\n return g(b, a)\n", EQUIVALENT, None),
+    ("a list of its own reversed, then extended and unpacked",
+     "def f(a, b, g):\n x = [a, [b]]\n x.reverse()\n c, d = x\n c += [d]\n return g(c)\n",
+     "def f(a, b, g):\n return g([b, a])\n", EQUIVALENT, None),
     # -- different --------------------------------------------------------------------------
+    ("a list of its own reversed: items in the old order",
+     "def f(a, b, g):\n x = [a, b]\n x.reverse()\n return g(*x)\n",
+     "def f(a, b, g):\n return g(a, b)\n", DIFFERENT, None),
+    ("a list with items from outside: the reverse call dropped",
+     "def f(a, b, g):\n x = [a]\n x.extend(b)\n x.reverse()\n return g(x)\n",
+     "def f(a, b, g):\n x = [a]\n x.extend(b)\n return g(x)\n", DIFFERENT, None),
+    ("another object's reverse call dropped",
+     "def f(a, g):\n a.reverse()\n return g(a)\n",
+     "def f(a, g):\n return g(a)\n", DIFFERENT, None),
     ("return value computed after the try", "def f(m):\n with m as p:\n  try:\n   return p.wait()\n"
      "  except:\n   p.kill()\n   raise\n",
      "def f(m):\n with m as p:\n  try:\n   pass\n  except:\n   p.kill()\n   raise\n"

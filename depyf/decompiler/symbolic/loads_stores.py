@@ -9,6 +9,7 @@ from .. import facts
 from ..facts import Fact
 from . import deferred
 from . import generics
+from . import unpack_temps
 from .markers import (AnnotateDef, AttrChain, BuildClassMarker, CellRef, EnterResult,
                       ExcValue, FromItem, FuncMarker, ImportName, InplaceResult, Marker, NULL,
                       RestoreStmt, SAME_AS_NEXT, SavedLocal, UnpackSlot, UnpackTarget,
@@ -128,6 +129,7 @@ class LoadsStores:
     def _assign(self, target, value, stack, out):
         if isinstance(value, UnpackSlot):
             up = value.unpack
+            unpack_temps.check_next(value)
             k = len(up.targets) - 1
             while k >= 0 and up.targets[k] is SAME_AS_NEXT:
                 up.targets[k] = copy.deepcopy(target)
@@ -295,8 +297,8 @@ class LoadsStores:
         up = UnpackTarget(ins.arg)
         up.source = value
         self.pending_unpacks.append(up)
-        for _ in range(ins.arg):
-            stack.append(UnpackSlot(up, value))
+        for i in reversed(range(ins.arg)):  # the first item on top
+            stack.append(UnpackSlot(up, value, i))
 
     def op_UNPACK_EX(self, ins, stack, out):
         value = pop(stack)
@@ -304,8 +306,8 @@ class LoadsStores:
         up = UnpackTarget(before + 1 + after, star_index=before)
         up.source = value
         self.pending_unpacks.append(up)
-        for _ in range(before + 1 + after):
-            stack.append(UnpackSlot(up, value))
+        for i in reversed(range(before + 1 + after)):
+            stack.append(UnpackSlot(up, value, i))
 
     # -- stack shuffles ---------------------------------------------------------------------
     def op_POP_TOP(self, ins, stack, out):
@@ -315,6 +317,7 @@ class LoadsStores:
             out.append(facts.note(ast.Expr(value=value), Fact.RETURN_CANCELLED))
             return
         if isinstance(value, UnpackSlot):
+            unpack_temps.check_next(value)
             # 3.13 turns `STORE_FAST x; STORE_FAST x` (`_, _ = ...`) into
             # `POP_TOP; STORE_FAST x`: the slot stores into the name stored next
             value.unpack.targets.append(SAME_AS_NEXT)

@@ -188,9 +188,14 @@ SAME_AS_NEXT = object()
 
 
 class UnpackSlot(Marker):
-    def __init__(self, unpack, source):
+    """Item ``index`` of ``unpack`` (0: the first, which UNPACK_SEQUENCE leaves on top)
+    waiting on the stack for its target; a permutation (ROT_*, SWAP) or a copy (DUP_TOP,
+    COPY) of the items moves this, so the item a store takes is this index, not a place."""
+
+    def __init__(self, unpack, source, index):
         self.unpack = unpack
         self.source = source
+        self.index = index
 
 
 class GetIter(Marker):
