@@ -334,3 +334,33 @@ def while_1_left_by_clause_break_then_raise(chunks):
     if "a" not in seen and chunks:
         raise ValueError(seen)
     return seen
+
+
+@case(("",), ("a",), ("b",), ("bd",), ("n",), ("an",))
+def finally_holding_if_then_try_except_finally(fail):
+    """poplib.POP3.close, fileinput.FileInput.nextfile: a finally body whose if holds a
+    try/except/finally; 3.10 pastes the finally's re-raise after the inner finally copies
+    (after the body's POP_BLOCK and after the except clause's POP_EXCEPT): one re-raise,
+    so one copy of the inner finally body on the inner try's normal path."""
+    log = []
+    try:
+        try:
+            log.append("a")
+            if "a" in fail:
+                raise KeyError("a")
+        finally:
+            if "n" not in fail:
+                try:
+                    log.append("b")
+                    if "b" in fail:
+                        raise OSError("b")
+                except OSError as exc:
+                    log.append(str(exc))
+                    if "d" in fail:
+                        raise
+                finally:
+                    log.append("c")
+    except (KeyError, OSError) as exc:
+        return log, "raised", str(exc)
+    return log
+

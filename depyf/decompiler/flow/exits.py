@@ -7,7 +7,7 @@ each way out; 3.11+ copies exception clean-ups. Which copies are the same is dec
 instructions and lines (``exit_key``); the CFG then routes every edge to the one kept.
 """
 from ...bytecode import versions as V
-from . import dominance
+from .owners import filled_facts as _filled_facts
 from .instructions import COND_JUMPS, TERMINATORS
 
 
@@ -306,6 +306,8 @@ def _after_pop_block(cfg, blk):
             return False
         seen.add(blk.end)
         blk = cfg.blocks[blk.end]
+    if blk.last.opname == "RERAISE":
+        return True  # (the copy of a finally body, then the re-raise of the one around it)
     load = cfg.instrs[blk.last.index - 1]
     if load.opname == "LOAD_CONST" and load.argval is not None and load is not first and \
             load.line == first.line:
@@ -320,8 +322,9 @@ def _after_pop_block(cfg, blk):
 
 def _pasted_end(ins):
     """A return, or the raise of an exception the block makes (`raise E()` after a with
-    statement is pasted after each POP_BLOCK too)."""
-    return ins.opname == "RETURN_VALUE" or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
+    statement is pasted after each POP_BLOCK too), or a re-raise (a try/finally at the end
+    of a finally body: its finally copy goes on to that body's re-raise)."""
+    return ins.opname in ("RETURN_VALUE", "RERAISE") or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
 
 
 # what leaves the stack as a statement found it (a value below was there before)
@@ -349,24 +352,3 @@ def _star_clause_end(cfg, blk):
         return False
     to = blk.last.target
     return to is not None and cfg.instrs[to].opname == "PREP_RERAISE_STAR"
-
-
-def _filled_facts(cfg, facts):
-    """``facts`` with the dominators and the handler owners filled in once."""
-    if "dom" not in facts:
-        facts["dom"], facts["index"] = dominance.dominators(cfg)
-    if "owner" not in facts:
-        facts["owner"] = _handler_owners(cfg, facts["dom"], facts["index"])
-    return facts
-
-def _handler_owners(cfg, dom, index):
-    """For each block, the nearest handler entry that dominates it (None outside
-    handlers): whose handler code the block is part of (``dom``, ``index``: the
-    dominators, ``dominance.dominators``)."""
-    targets = [t for t in {e.target for e in cfg.entries} if t in index]
-    owners = {}
-    for b in cfg.order:
-        inside = [t for t in targets if dom[b] >> index[t] & 1]
-        if inside:
-            owners[b] = max(inside, key=lambda t: bin(dom[t]).count("1"))
-    return owners
