@@ -204,6 +204,21 @@ SNIPPETS = {
                     finally:
                         sock.close(self.b)
     ''',
+    # 3.8-3.10: `return (a, b)` from a clause nested in a clause: ROT_FOUR, POP_EXCEPT
+    # twice, then the return (not code after the inner try pasted after its clause)
+    "return_value_from_nested_clause_then_more_of_the_clause": '''
+        def f(it, ast):
+            try:
+                args = it.r()
+            except TypeError:
+                try:
+                    args = ast.e(it)
+                except ValueError:
+                    return (it, None)
+                if not args:
+                    return (None, it)
+            return args
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

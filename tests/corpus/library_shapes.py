@@ -364,3 +364,43 @@ def finally_holding_if_then_try_except_finally(fail):
         return log, "raised", str(exc)
     return log
 
+
+class _Reduced:
+    def __init__(self, text, args):
+        self.text, self.args = text, args
+
+    def __reduce__(self):
+        if self.args is None:
+            raise TypeError("cannot pickle")
+        return (_Reduced, self.args)
+
+    def __repr__(self):
+        return self.text
+
+
+@case(("", (3,)), ("", (3, 2)), ("x(1)", None), ("count(1", None), ("count(a b)", None),
+      ("count(a)", None), ("count(1, 2, 3)", None), ("count(5)", None), ("count(5, 2)", None))
+def return_value_from_nested_clause_then_more_of_the_clause(text, args):
+    """torch._dynamo.utils.normalize_count_iter: `return (a, b)` from an except clause
+    nested in an except clause moves the value under each exception (ROT_FOUR) before
+    each POP_EXCEPT (3.8-3.10); 3.10 read the second ROT_FOUR, POP_EXCEPT and the return
+    as code after the inner try pasted there, and the clause's own code after the inner
+    try as the inner try's else clause."""
+    it = _Reduced(text, args)
+    try:
+        _, args = it.__reduce__()
+    except TypeError:
+        import ast
+
+        count_repr = repr(it)
+        if not count_repr.startswith("count(") or not count_repr.endswith(")"):
+            return (NotImplemented, NotImplemented)
+        try:
+            args = ast.literal_eval(f"({count_repr[6:-1]},)")
+        except (SyntaxError, ValueError):
+            return (NotImplemented, NotImplemented)
+        if not isinstance(args, tuple) or not 1 <= len(args) <= 2:
+            return (NotImplemented, NotImplemented)
+    if len(args) == 1:
+        return (args[0], 1)
+    return (args[0], args[1])

@@ -145,8 +145,10 @@ def clause_tail_starts(instrs, leaders):
     on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
     of a constant, which the clause's own loads after its end too (read as the clause's,
     as before), nor the way out of a loop (the iterator dropped first: from under the
-    clause's return value, waiting on the stack, by a SWAP) nor one of several copies
-    (the CFG joins those)."""
+    clause's return value, waiting on the stack, by a SWAP), nor the way out of the
+    enclosing clause of a `return` in a nested one (its value moved under that clause's
+    exception by a ROT_FOUR, then its POP_EXCEPT: no statement starts with those), nor
+    one of several copies (the CFG joins those)."""
     starts = []
     if not V.EXIT_BLOCKS_COPIED:
         return starts
@@ -166,7 +168,7 @@ def clause_tail_starts(instrs, leaders):
             r += 1
         if r < len(instrs) and _tail_end(instrs[r]) and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
-                instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO") and _copies(instrs, k, r) == 1:
+                instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO", "ROT_FOUR") and _copies(instrs, k, r) == 1:
             starts.append(k)
         elif r < len(instrs) and instrs[r].opname == "RAISE_VARARGS" and r not in leaders and \
                 instrs[k].opname != "POP_TOP":
