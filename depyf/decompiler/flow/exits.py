@@ -275,7 +275,7 @@ def merge_duplicate_exits(cfg):
                 if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
                     # a re-raise is only ever copied within the handler it ends: re-raises
                     # of different handlers (or of a finally body's two copies) stay apart
-                    key += (_filled_facts(cfg, facts)["owner"].get(bid),)
+                    key += (_filled_facts(cfg, facts, "raiser")["raiser"].get(bid),)
             if key in seen:
                 alias[bid] = seen[key]
                 changed = True

@@ -4,25 +4,28 @@ code of one handler."""
 from . import dominance
 
 
-def filled_facts(cfg, facts):
-    """``facts`` with the dominators and the handler owners filled in once."""
+def filled_facts(cfg, facts, want="owner"):
+    """``facts`` with the dominators and the handler owners ``want`` filled in once:
+    ``owner``, the nearest handler entry that dominates a block; ``raiser``, the same but
+    only while the block is still part of that handler's code (``_interior``)."""
     if "dom" not in facts:
         facts["dom"], facts["index"] = dominance.dominators(cfg)
-    if "owner" not in facts:
-        facts["owner"] = _handler_owners(cfg, facts["dom"], facts["index"])
+    for kind, interior in (("owner", None), ("raiser", _interior)):
+        if kind == want and kind not in facts:
+            facts[kind] = _handler_owners(cfg, facts["dom"], facts["index"], interior)
     return facts
 
 
-def _handler_owners(cfg, dom, index):
-    """For each block, the nearest handler entry that dominates it and whose code it is
-    part of (None outside handlers; ``dom``, ``index``: the dominators,
-    ``dominance.dominators``): not past the POP_EXCEPT that ends the clause (the
-    re-raise there, of an enclosing finally body, is not the clause's)."""
+def _handler_owners(cfg, dom, index, interior):
+    """For each block, the nearest handler entry that dominates it (None outside
+    handlers; ``dom``, ``index``: the dominators, ``dominance.dominators``) and, given
+    ``interior``, whose code the block is part of: not past the POP_EXCEPT that ends the
+    clause (a re-raise there, of an enclosing finally body, is not the clause's)."""
     targets = [t for t in {e.target for e in cfg.entries} if t in index]
-    interior = {t: _interior(cfg, t) for t in targets}
+    inner = {t: interior(cfg, t) for t in targets} if interior is not None else None
     owners = {}
     for b in cfg.order:
-        inside = [t for t in targets if dom[b] >> index[t] & 1 and b in interior[t]]
+        inside = [t for t in targets if dom[b] >> index[t] & 1 and (inner is None or b in inner[t])]
         if inside:
             owners[b] = max(inside, key=lambda t: bin(dom[t]).count("1"))
     return owners
