@@ -219,6 +219,26 @@ SNIPPETS = {
                     return (None, it)
             return args
     ''',
+    # 3.8-3.10: `return None` in the else clause of a try in a try body leaves the outer
+    # try before it loads the constant: the way out of the else clause
+    "constant_return_in_else_of_try_in_try_body": '''
+        def f(self, f):
+            try:
+                if self.a:
+                    try:
+                        ims = self.p()
+                    except (TypeError, ValueError):
+                        pass
+                    else:
+                        if ims.b:
+                            f.close()
+                            return None
+                self.send()
+                return f
+            except:
+                f.close()
+                raise
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

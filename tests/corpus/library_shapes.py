@@ -404,3 +404,27 @@ def return_value_from_nested_clause_then_more_of_the_clause(text, args):
     if len(args) == 1:
         return (args[0], 1)
     return (args[0], args[1])
+
+
+@case(("",), ("1",), ("5",), ("x",), ("9x",), (None,))
+def constant_return_in_else_of_try_in_try_body(kind):
+    """http.server.SimpleHTTPRequestHandler.send_head: `return None` in the else clause of
+    a try nested in a try body leaves the outer try (POP_BLOCK) before it loads the
+    constant (3.8-3.10): the else clause's way out, not the end of the outer try body
+    (whose other paths return inside it)."""
+    log = []
+    try:
+        if kind:
+            try:
+                n = int(kind)
+            except (TypeError, ValueError):
+                log.append("bad")
+            else:
+                if n > 2:
+                    log.append("big")
+                    return None
+        log.append(len(kind))
+        return log
+    except:
+        log.append("except")
+        raise
