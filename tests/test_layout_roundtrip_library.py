@@ -239,6 +239,23 @@ SNIPPETS = {
                 f.close()
                 raise
     ''',
+    # 3.11+: the `return None` (it cannot raise) left out of the outer try's range
+    "constant_return_in_else_of_try_starting_try_body": '''
+        def f(self, f):
+            try:
+                try:
+                    ims = self.p()
+                except (TypeError, ValueError):
+                    pass
+                else:
+                    if ims.b:
+                        return None
+                self.send()
+                return f
+            except:
+                f.close()
+                raise
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

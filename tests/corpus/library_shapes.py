@@ -428,3 +428,24 @@ def constant_return_in_else_of_try_in_try_body(kind):
     except:
         log.append("except")
         raise
+
+
+@case(("1",), ("5",), ("x",), (None,))
+def constant_return_in_else_of_try_starting_try_body(kind):
+    """The same at the start of the try body: 3.11+ leaves the `return None` (which cannot
+    raise) out of the outer try's range, a way out of its region that returns, not one
+    that goes on elsewhere (the inner try ends where its clause and else clause meet)."""
+    log = []
+    try:
+        try:
+            n = int(kind)
+        except (TypeError, ValueError):
+            log.append("bad")
+        else:
+            if n > 2:
+                return None
+        log.append(len(kind))
+        return log
+    except:
+        log.append("except")
+        raise
