@@ -188,14 +188,80 @@ SNIPPETS = {
             if not self.a:
                 raise ValueError
     ''',
+    # 3.10: the finally's re-raise pasted after each copy of the inner finally body (on
+    # the inner try's normal path and after the except clause's POP_EXCEPT)
+    "finally_holding_if_then_try_except_finally": '''
+        def f(self, sock, OSError):
+            try:
+                self.a()
+            finally:
+                if sock is not None:
+                    try:
+                        sock.shutdown()
+                    except OSError as exc:
+                        if exc.errno:
+                            raise
+                    finally:
+                        sock.close(self.b)
+    ''',
+    # 3.8-3.10: `return (a, b)` from a clause nested in a clause: ROT_FOUR, POP_EXCEPT
+    # twice, then the return (not code after the inner try pasted after its clause)
+    "return_value_from_nested_clause_then_more_of_the_clause": '''
+        def f(it, ast):
+            try:
+                args = it.r()
+            except TypeError:
+                try:
+                    args = ast.e(it)
+                except ValueError:
+                    return (it, None)
+                if not args:
+                    return (None, it)
+            return args
+    ''',
+    # 3.8-3.10: `return None` in the else clause of a try in a try body leaves the outer
+    # try before it loads the constant: the way out of the else clause
+    "constant_return_in_else_of_try_in_try_body": '''
+        def f(self, f):
+            try:
+                if self.a:
+                    try:
+                        ims = self.p()
+                    except (TypeError, ValueError):
+                        pass
+                    else:
+                        if ims.b:
+                            f.close()
+                            return None
+                self.send()
+                return f
+            except:
+                f.close()
+                raise
+    ''',
+    # 3.11+: the `return None` (it cannot raise) left out of the outer try's range
+    "constant_return_in_else_of_try_starting_try_body": '''
+        def f(self, f):
+            try:
+                try:
+                    ims = self.p()
+                except (TypeError, ValueError):
+                    pass
+                else:
+                    if ims.b:
+                        return None
+                self.send()
+                return f
+            except:
+                f.close()
+                raise
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
 MIN_PYTHON = {}
-# not fixed yet there (3.10 keeps the pasted end of the finally body apart: its re-raise
-# belongs to another handler by dominance)
-KNOWN = {"finally_ending_in_try_except_pass": [(3, 10)],
-         # 3.11-3.13 (refused, as on main): the `return None` of the inner clause, pasted
+# not fixed yet there
+KNOWN = {# 3.11-3.13 (refused, as on main): the `return None` of the inner clause, pasted
          # into the finally copy's clause too, is read as the outer try body's end
          "return_from_except_through_finally_with_try": [(3, 11), (3, 12), (3, 13), (3, 14)],
          # 3.14: not yet read back (shapes found by CPython's library tests on 3.8-3.13)

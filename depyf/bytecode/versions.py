@@ -135,6 +135,11 @@ EXIT_BLOCKS_COPIED = PY >= (3, 10)
 # the body falls out (both arms of an `if` that ends it, a try body and its clauses).
 POP_BLOCK_EXITS_COPIED = PY == (3, 10)
 
+# Up to 3.10 `return <constant>` pops the blocks of the try statements around it
+# (POP_BLOCK) before it loads the constant, so the path leaves a try body to a block of its
+# own, `LOAD_CONST; RETURN_VALUE`, as the body's end may do (3.11+: no POP_BLOCK).
+CONST_RETURN_AFTER_POP_BLOCK = PY < (3, 11)
+
 # 3.12 inlines list/set/dict comprehensions into the enclosing function.
 INLINED_COMPREHENSIONS = PY >= (3, 12)
 

@@ -13,6 +13,7 @@ The folders are the stages, in the order data flows through them::
                                     version; ``opsets``: which opcodes jump, test, end)
                       cfg           basic blocks, jump and exception edges
                       exits         the compiler's copied exit blocks joined
+                      owners        whose handler code a block is part of (for exits)
                       dominance     dominators; postdominator trees (where branches meet),
                                     built once per CFG and question kind
     structure/        emitter    the driver: ``function_body`` -> ``seq`` walks blocks from

@@ -334,3 +334,118 @@ def while_1_left_by_clause_break_then_raise(chunks):
     if "a" not in seen and chunks:
         raise ValueError(seen)
     return seen
+
+
+@case(("",), ("a",), ("b",), ("bd",), ("n",), ("an",))
+def finally_holding_if_then_try_except_finally(fail):
+    """poplib.POP3.close, fileinput.FileInput.nextfile: a finally body whose if holds a
+    try/except/finally; 3.10 pastes the finally's re-raise after the inner finally copies
+    (after the body's POP_BLOCK and after the except clause's POP_EXCEPT): one re-raise,
+    so one copy of the inner finally body on the inner try's normal path."""
+    log = []
+    try:
+        try:
+            log.append("a")
+            if "a" in fail:
+                raise KeyError("a")
+        finally:
+            if "n" not in fail:
+                try:
+                    log.append("b")
+                    if "b" in fail:
+                        raise OSError("b")
+                except OSError as exc:
+                    log.append(str(exc))
+                    if "d" in fail:
+                        raise
+                finally:
+                    log.append("c")
+    except (KeyError, OSError) as exc:
+        return log, "raised", str(exc)
+    return log
+
+
+class _Reduced:
+    def __init__(self, text, args):
+        self.text, self.args = text, args
+
+    def __reduce__(self):
+        if self.args is None:
+            raise TypeError("cannot pickle")
+        return (_Reduced, self.args)
+
+    def __repr__(self):
+        return self.text
+
+
+@case(("", (3,)), ("", (3, 2)), ("x(1)", None), ("count(1", None), ("count(a b)", None),
+      ("count(a)", None), ("count(1, 2, 3)", None), ("count(5)", None), ("count(5, 2)", None))
+def return_value_from_nested_clause_then_more_of_the_clause(text, args):
+    """torch._dynamo.utils.normalize_count_iter: `return (a, b)` from an except clause
+    nested in an except clause moves the value under each exception (ROT_FOUR) before
+    each POP_EXCEPT (3.8-3.10); 3.10 read the second ROT_FOUR, POP_EXCEPT and the return
+    as code after the inner try pasted there, and the clause's own code after the inner
+    try as the inner try's else clause."""
+    it = _Reduced(text, args)
+    try:
+        _, args = it.__reduce__()
+    except TypeError:
+        import ast
+
+        count_repr = repr(it)
+        if not count_repr.startswith("count(") or not count_repr.endswith(")"):
+            return (NotImplemented, NotImplemented)
+        try:
+            args = ast.literal_eval(f"({count_repr[6:-1]},)")
+        except (SyntaxError, ValueError):
+            return (NotImplemented, NotImplemented)
+        if not isinstance(args, tuple) or not 1 <= len(args) <= 2:
+            return (NotImplemented, NotImplemented)
+    if len(args) == 1:
+        return (args[0], 1)
+    return (args[0], args[1])
+
+
+@case(("",), ("1",), ("5",), ("x",), ("9x",), (None,))
+def constant_return_in_else_of_try_in_try_body(kind):
+    """http.server.SimpleHTTPRequestHandler.send_head: `return None` in the else clause of
+    a try nested in a try body leaves the outer try (POP_BLOCK) before it loads the
+    constant (3.8-3.10): the else clause's way out, not the end of the outer try body
+    (whose other paths return inside it)."""
+    log = []
+    try:
+        if kind:
+            try:
+                n = int(kind)
+            except (TypeError, ValueError):
+                log.append("bad")
+            else:
+                if n > 2:
+                    log.append("big")
+                    return None
+        log.append(len(kind))
+        return log
+    except:
+        log.append("except")
+        raise
+
+
+@case(("1",), ("5",), ("x",), (None,))
+def constant_return_in_else_of_try_starting_try_body(kind):
+    """The same at the start of the try body: 3.11+ leaves the `return None` (which cannot
+    raise) out of the outer try's range, a way out of its region that returns, not one
+    that goes on elsewhere (the inner try ends where its clause and else clause meet)."""
+    log = []
+    try:
+        try:
+            n = int(kind)
+        except (TypeError, ValueError):
+            log.append("bad")
+        else:
+            if n > 2:
+                return None
+        log.append(len(kind))
+        return log
+    except:
+        log.append("except")
+        raise

@@ -7,7 +7,7 @@ each way out; 3.11+ copies exception clean-ups. Which copies are the same is dec
 instructions and lines (``exit_key``); the CFG then routes every edge to the one kept.
 """
 from ...bytecode import versions as V
-from . import dominance
+from .owners import filled_facts as _filled_facts
 from .instructions import COND_JUMPS, TERMINATORS
 
 
@@ -145,8 +145,10 @@ def clause_tail_starts(instrs, leaders):
     on the stack, goes straight to its RETURN_VALUE: not such a start; nor a `return`
     of a constant, which the clause's own loads after its end too (read as the clause's,
     as before), nor the way out of a loop (the iterator dropped first: from under the
-    clause's return value, waiting on the stack, by a SWAP) nor one of several copies
-    (the CFG joins those)."""
+    clause's return value, waiting on the stack, by a SWAP), nor the way out of the
+    enclosing clause of a `return` in a nested one (its value moved under that clause's
+    exception by a ROT_FOUR, then its POP_EXCEPT: no statement starts with those), nor
+    one of several copies (the CFG joins those)."""
     starts = []
     if not V.EXIT_BLOCKS_COPIED:
         return starts
@@ -166,7 +168,7 @@ def clause_tail_starts(instrs, leaders):
             r += 1
         if r < len(instrs) and _tail_end(instrs[r]) and r not in leaders and \
                 not (r == k + 1 and instrs[k].opname == "LOAD_CONST") and \
-                instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO") and _copies(instrs, k, r) == 1:
+                instrs[k].opname not in ("POP_TOP", "SWAP", "ROT_TWO", "ROT_FOUR") and _copies(instrs, k, r) == 1:
             starts.append(k)
         elif r < len(instrs) and instrs[r].opname == "RAISE_VARARGS" and r not in leaders and \
                 instrs[k].opname != "POP_TOP":
@@ -273,7 +275,7 @@ def merge_duplicate_exits(cfg):
                 if blk.last.opname == "RERAISE" and not V.HANDLER_CODE_COVERED:
                     # a re-raise is only ever copied within the handler it ends: re-raises
                     # of different handlers (or of a finally body's two copies) stay apart
-                    key += (_filled_facts(cfg, facts)["owner"].get(bid),)
+                    key += (_filled_facts(cfg, facts, "raiser")["raiser"].get(bid),)
             if key in seen:
                 alias[bid] = seen[key]
                 changed = True
@@ -306,6 +308,8 @@ def _after_pop_block(cfg, blk):
             return False
         seen.add(blk.end)
         blk = cfg.blocks[blk.end]
+    if blk.last.opname == "RERAISE":
+        return True  # (the copy of a finally body, then the re-raise of the one around it)
     load = cfg.instrs[blk.last.index - 1]
     if load.opname == "LOAD_CONST" and load.argval is not None and load is not first and \
             load.line == first.line:
@@ -320,8 +324,9 @@ def _after_pop_block(cfg, blk):
 
 def _pasted_end(ins):
     """A return, or the raise of an exception the block makes (`raise E()` after a with
-    statement is pasted after each POP_BLOCK too)."""
-    return ins.opname == "RETURN_VALUE" or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
+    statement is pasted after each POP_BLOCK too), or a re-raise (a try/finally at the end
+    of a finally body: its finally copy goes on to that body's re-raise)."""
+    return ins.opname in ("RETURN_VALUE", "RERAISE") or ins.opname == "RAISE_VARARGS" and ins.arg >= 1
 
 
 # what leaves the stack as a statement found it (a value below was there before)
@@ -349,24 +354,3 @@ def _star_clause_end(cfg, blk):
         return False
     to = blk.last.target
     return to is not None and cfg.instrs[to].opname == "PREP_RERAISE_STAR"
-
-
-def _filled_facts(cfg, facts):
-    """``facts`` with the dominators and the handler owners filled in once."""
-    if "dom" not in facts:
-        facts["dom"], facts["index"] = dominance.dominators(cfg)
-    if "owner" not in facts:
-        facts["owner"] = _handler_owners(cfg, facts["dom"], facts["index"])
-    return facts
-
-def _handler_owners(cfg, dom, index):
-    """For each block, the nearest handler entry that dominates it (None outside
-    handlers): whose handler code the block is part of (``dom``, ``index``: the
-    dominators, ``dominance.dominators``)."""
-    targets = [t for t in {e.target for e in cfg.entries} if t in index]
-    owners = {}
-    for b in cfg.order:
-        inside = [t for t in targets if dom[b] >> index[t] & 1]
-        if inside:
-            owners[b] = max(inside, key=lambda t: bin(dom[t]).count("1"))
-    return owners

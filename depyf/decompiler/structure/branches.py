@@ -300,9 +300,11 @@ class Branches:
         without passing ``merge``: then the arms do not meet there (`if c: while c: ...
         break ... else: E` `else: E` at the end of a with body: the break leaves for the
         exit, and E, where the else arm and the loop's normal end meet, must not follow
-        the if). (Not the end of an expression: and/or arms jump straight there.)"""
+        the if). (Not the end of an expression: and/or arms jump straight there. Nor a
+        `return <constant>` that left the body first, up to 3.10, where the arms meet in
+        the body.)"""
         end = ctx.region_exit
-        if end is None or merge == end:
+        if end is None or merge == end or merge in ctx.region and self._constant_return(end):
             return False
         seen = self.cfg.reachable(bid, ctx.sinks() | {merge}, ctx.region)
         return any(s == end for b in seen for s in self.cfg[b].succs)

@@ -131,7 +131,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                     self._loop_jump(bid, ctx, stack, out, came_by):
                 return out, None
             if ctx.region is not None and bid not in ctx.region:
-                if bid == ctx.region_exit or self._copy_of_exit(bid, ctx, stack) or \
+                if bid == ctx.region_exit and not self._constant_return_out(bid, ctx) or \
+                        self._copy_of_exit(bid, ctx, stack) or \
                         self._bare_jump_to(bid, ctx.region_exit) and not (
                         ctx.loop is not None and ctx.loop.header in ctx.region):
                     # (from a loop inside the region such a jump is a break)

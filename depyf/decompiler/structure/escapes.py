@@ -53,6 +53,19 @@ class Escapes:
         return len(ins) == 2 and ins[0].opname == "LOAD_CONST" and ins[0].argval is None and \
             ins[1].opname == "RETURN_VALUE"
 
+    def _constant_return_out(self, bid, ctx):
+        """Whether reaching ``bid``, the block after the try body of ``ctx``, is the way
+        out of a `return <constant>` (which leaves the try first, up to 3.10): the block
+        is that return, and the sequence being emitted ends inside the body (an arm of an
+        if, an else clause: their statement goes on there), so it is not the body's end."""
+        return ctx.stop is not None and ctx.stop in ctx.region and self._constant_return(bid)
+
+    def _constant_return(self, bid):
+        """Whether block ``bid`` is `LOAD_CONST; RETURN_VALUE` where that is reached by
+        leaving try bodies (POP_BLOCK) first (up to 3.10)."""
+        return V.CONST_RETURN_AFTER_POP_BLOCK and \
+            [i.opname for i in self.cfg[bid].instrs] == ["LOAD_CONST", "RETURN_VALUE"]
+
     def _return_past_region_end(self, ctx, stack, value, at=None):
         """The rest of the way of a `return` whose value reached the end of the try or
         with body of ``ctx`` (past the copy of an inner finally body; ``at``: the block

@@ -123,7 +123,9 @@ class Handlers:
             return None
         reach = self.cfg.reachable(exit_block, sinks | {after}, ctx.region)
         goes_on = {s for b in reach for s in self.cfg[b].succs} - reach
-        if goes_on - sinks - {after}:
+        # (3.11+ leaves the RETURN_VALUE of a `return` out of the region: that path returns)
+        if any(self.cfg[s].succs or self.cfg[s].last.opname != "RETURN_VALUE"
+               for s in goes_on - sinks - {after}):
             return None
         if after not in goes_on and after != exit_block and ctx.loop is not None and \
                 after not in self.loop_body(ctx.loop.header):

@@ -204,8 +204,11 @@ class Trys:
         if follow is None:
             # handlers that go on to where the enclosing construct ends: the try ends there
             # (not the code after the loop the try is in: a jump there is a `break`)
+            # (nor the `return <constant>` a path leaves the enclosing try body by, up to
+            # 3.10, where the statement ends inside that body)
             ends = [b for b in (ctx.region_exit, ctx.stop) if b is not None and
-                    (ctx.loop is None or b != ctx.loop.follow)]
+                    (ctx.loop is None or b != ctx.loop.follow) and
+                    not (b == ctx.region_exit and self._constant_return_out(b, ctx))]
             reach = self.cfg.reachable(entry.target, set(ends))
             for b in ends:
                 if any(b in self.cfg[r].succs for r in reach):

@@ -50,7 +50,10 @@ PASTED = [("PUSH_EXC_INFO", None, None, 4), ("STORE_FAST", "e", None, 4), ("POP_
     ([("LOAD_CONST", 1, None, 6), ("RETURN_VALUE", None, None, 6)], []),
     # the way out of a loop: the iterator dropped first
     ([("POP_TOP", None, None, 6)] + PASTED[6:], []),
-], ids=["return after the try", "constant return", "out of a loop"])
+    # (3.8-3.10) `return (a, b)` in this clause nested in an except clause: its value
+    # moved under the outer clause's exception, which is dropped next
+    ([("ROT_FOUR", None, None, 6), ("POP_EXCEPT", None, None, 6), ("RETURN_VALUE", None, None, 6)], []),
+], ids=["return after the try", "constant return", "out of a loop", "out of the outer clause"])
 def test_clause_tail_starts(tail, starts):
     expected = starts if V.EXIT_BLOCKS_COPIED else []
     assert exits.clause_tail_starts(_instrs(PASTED[:6] + tail), {0}) == expected
