@@ -140,6 +140,29 @@ def _minutes(seconds):
     return "%.0f" % (seconds / 60.0) if seconds else ""
 
 
+def matrix_summary(data):
+    """The README's short form of the matrix: per Python, the torch releases run (a
+    release that failed or fell back says so), and when."""
+    cells, dates = {}, {}
+    for r in sorted(data["rows"], key=lambda r: _vkey(r["torch"] or r["session"])[:3]):
+        python = ".".join((r["python"] or "?").split(".")[:2])
+        notes = [] if r["nox"] == "was successful" else ["failed"]
+        if r["figures"].get("fell_back"):
+            notes.append("%s fell back" % _count("fell_back", "decompiled_and_running", r["figures"]))
+        if r["session"] == "torch":
+            notes.append("full suite")
+        cells.setdefault(python, []).append(
+            (r["torch"] or "?").split("+")[0] + (" (%s)" % ", ".join(notes) if notes else ""))
+        dates.setdefault(python, set()).add(r["recorded"]["date"])
+    lines = ["| Python | torch releases whose session passed with no transformed code falling back, "
+             "unless said | run on |", "|---|---|---|"]
+    for python in sorted(cells, key=_vkey):
+        days = sorted(dates[python])
+        lines.append("| %s | %s | %s |" % (python, ", ".join(cells[python]),
+                                           days[0] if len(days) == 1 else "%s to %s" % (days[0], days[-1])))
+    return lines
+
+
 def matrix_table(rows, data):
     rows = sorted(rows, key=lambda r: ([-x for x in _vkey(r["torch"] or r["session"])[:3]], r["python"] or ""))
     lines = ["| torch | Python | session | result | passed | failed | skipped | xfailed | fell back "

@@ -300,11 +300,16 @@ def generate(name):
         return cli_block()
     if name in MEASUREMENTS:
         return measurement_block(name)
+    if name == "torch-matrix-summary":  # (README.md)
+        data = _read("torch-matrix")
+        return docs_matrix.matrix_summary(data) if data and data.get("rows") else [
+            "*Not measured yet:* `python tools/docs_tables.py record torch-matrix -- SESSION`."]
     raise KeyError("no generator for block %r" % name)
 
 
 def pages():
-    return sorted(glob.glob(os.path.join(REPO, "docs", "**", "*.md"), recursive=True))
+    return [os.path.join(REPO, "README.md")] + sorted(
+        glob.glob(os.path.join(REPO, "docs", "**", "*.md"), recursive=True))
 
 
 def rewrite(text):
