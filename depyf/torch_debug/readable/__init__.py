@@ -65,9 +65,16 @@ _CHAINING = frozenset([inline_single_use])
 
 def fold_function(func, keep=(), drop_profiling_calls=False):
     """Apply the rules to the function node ``func`` in place until none applies."""
+    _fold(func, keep, drop_profiling_calls)
+    return func
+
+
+def _fold(func, keep, drop_profiling_calls):
+    """``fold_function``; returns the ``Facts`` of the folded function (no rule changed it
+    since they were read)."""
     facts = Facts(func, keep)
     if facts.introspective:
-        return func
+        return facts
     stale = drop_profiling_calls and drop_profiling(func)
     bound = bound_before(func, facts.walrus)
     quiet = 0  # rules in a row that changed nothing
@@ -85,8 +92,8 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
                     break
             quiet = 0 if changed else quiet + 1
             if quiet == len(RULES):
-                return func
-    return func
+                return facts
+    return Facts(func, keep)
 
 
 def drop_profiling_calls(source):
@@ -115,11 +122,10 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
              and (func_name is None or n.name == func_name)]
     if not funcs:
         return source
-    for func in funcs:
-        fold_function(func, keep, drop_profiling_calls)
+    facts = [_fold(func, keep, drop_profiling_calls) for func in funcs]
     text, names = printing.text_and_names(tree)
     if renumber:  # in the order the printed text shows the names
-        renumbered = [renumber_temporaries(func, Facts(func, keep), names) for func in funcs]
+        renumbered = [renumber_temporaries(func, f, names) for func, f in zip(funcs, facts)]
         if any(renumbered):
             text = printing.text(tree)
     return text + "\n"

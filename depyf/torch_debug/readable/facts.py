@@ -143,6 +143,10 @@ def _arg_names(args):
     return names
 
 
+_DISPLAYS = (ast.List, ast.Tuple)
+_BARE_VALUES = (ast.Constant, ast.Name, ast.List, ast.Tuple, ast.Starred, ast.Dict, ast.Set)
+
+
 class Facts:
     """Counts of reads, writes and deletions of each name in a function's own scope, and
     which names the rules must not touch."""
@@ -150,6 +154,9 @@ class Facts:
     def __init__(self, func, keep=()):
         self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
         self.walrus = False  # a `:=` in the function's own scope
+        # (own scope) expression statements of a display, name or constant, and one-target
+        # assignments of a display to a display: without them two rules cannot apply
+        self.bare_values = self.display_unpacks = 0
         nested, declared, inside = set(), set(), set()
         introspective = False
         counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
@@ -169,6 +176,11 @@ class Facts:
                 declared.update(node.names)
             elif cls is ast.NamedExpr:
                 self.walrus = True
+            elif cls is ast.Expr:
+                self.bare_values += type(node.value) in _BARE_VALUES
+            elif cls is ast.Assign:
+                self.display_unpacks += len(node.targets) == 1 and type(node.targets[0]) in _DISPLAYS \
+                    and type(node.value) in _DISPLAYS
             if not isinstance(node, SCOPES):
                 stack.extend(children(node))
                 continue
@@ -196,6 +208,13 @@ class Facts:
             known = self._temps[name] = bool(TEMP_NAME.match(name)) and name not in self.protected \
                 and not self.introspective
         return known
+
+    def unread_temporaries(self):
+        """Temporaries stored or deleted but never read (only extended by ``+=``, if at all):
+        the only names ``drop_dead_temporaries`` can remove."""
+        loads, aug = self.loads, self.aug
+        return [n for n in set(self.stores).union(self.dels)
+                if loads.get(n, 0) == aug.get(n, 0) and self.is_temp(n)]
 
     def is_local(self, name):
         """A plain local variable (assigned here, not a cell, not declared global)."""

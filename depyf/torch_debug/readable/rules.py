@@ -18,6 +18,8 @@ def _set_body(body, kept):
 
 
 def drop_pure_statements(func, facts, bound):
+    if not facts.bare_values:
+        return False  # (no expression statement of a constant, name or display)
     changed = False
     for body in bodies(func):
         kept = [st for st in body
@@ -56,6 +58,8 @@ def _extends_by_a_list(st, bound, facts, list_names):
 
 def drop_dead_temporaries(func, facts, bound):
     """Remove every store and ``del`` of temporaries nobody reads, when all of them can go."""
+    if not facts.unread_temporaries():
+        return False
     parent_of = parents(func)
     list_names = _list_names(func, facts, parent_of)
     edits = {}  # name -> [(kind, node, ...)]
@@ -336,18 +340,19 @@ def renumber_temporaries(func, facts, printed):
     """``__temp_<n>`` names renumbered 1, 2, ... in order of appearance (only when every
     one of them is a local temporary the rules may touch). ``printed``: the Name nodes
     (of ``func`` and anything else) in the order the printed text shows them."""
-    own = {id(n) for n in own_nodes(func) if isinstance(n, ast.Name)}
-    seen = []
+    names = [n for n in own_nodes(func) if isinstance(n, ast.Name)]
+    own = {id(n) for n in names}
+    seen = {}  # (a dict: the names in order of appearance)
     for node in printed:
-        if id(node) in own and DECOMPILER_TEMP.match(node.id) and node.id not in seen:
-            seen.append(node.id)
+        if node.id not in seen and id(node) in own and DECOMPILER_TEMP.match(node.id):
+            seen[node.id] = None
     if any(not facts.is_temp(name) or not facts.stores.get(name) for name in seen):
         return False
     mapping = {old: "__temp_%d" % (i + 1) for i, old in enumerate(seen)}
     if all(k == v for k, v in mapping.items()):
         return False
-    for node in own_nodes(func):
-        if isinstance(node, ast.Name) and node.id in mapping:
+    for node in names:
+        if node.id in mapping:
             node.id = mapping[node.id]
     return True
 
@@ -356,6 +361,8 @@ def split_display_unpack(func, facts, bound):
     """``t1, t2 = [a, b]`` (temporaries unpacking a display of certainly bound locals or
     constants, none of them a target: what is left of Dynamo rebuilding a caller's stack
     after a nested graph break) -> ``t1 = a; t2 = b``: the same values, nothing to raise."""
+    if not facts.display_unpacks:
+        return False
     changed = False
     for body in bodies(func):
         kept = []
