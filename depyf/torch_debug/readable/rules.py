@@ -4,8 +4,8 @@ and returns whether it changed anything."""
 import ast
 
 from .printing import text
-from .facts import (DECOMPILER_TEMP, Unknown, bodies, evaluation_order, free_of_effects, is_pure,
-                    own_nodes, parents, replace, target_names, walk)
+from .facts import DECOMPILER_TEMP, bodies, is_pure, own_nodes, parents, replace, target_names, walk
+from .order import Unknown, evaluation_order, evaluation_steps, free_of_effects
 
 PROFILING_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
 # torch 2.15+ makes the calls only while the profiler is on:
@@ -160,20 +160,31 @@ def _inline(st, nxt, facts, bound):
     name = _single_use_temp(st, facts)
     if name is None:
         return False
+    # the names ``st.value`` binds (with ``:=``; none without one in the function), found
+    # when a step reads a name
+    written = None if facts.walrus else ()
+    steps = evaluation_steps(nxt)
     try:
-        order = evaluation_order(nxt)
+        for node, conditional in steps:
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                for _ in steps:  # (the rest of the statement must be modelled too)
+                    pass
+                break
+            if isinstance(node, ast.Name):
+                if not is_pure(node, bound, facts):
+                    return False
+                if written is None:
+                    written = {n.target.id for n in walk(st.value) if isinstance(n, ast.NamedExpr)}
+            if not free_of_effects(node, bound, facts, written or ()):
+                return False
+        else:
+            return False
     except Unknown:
         return False
-    written = {n.target.id for n in walk(st.value) if isinstance(n, ast.NamedExpr)}
-    for node, conditional in order:
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            if conditional or not _short_enough(st, nxt):
-                return False
-            replace(parents(nxt)[id(node)], node, st.value)
-            return True
-        if not free_of_effects(node, bound, facts, written):
-            return False
-    return False
+    if conditional or not _short_enough(st, nxt):
+        return False
+    replace(parents(nxt)[id(node)], node, st.value)
+    return True
 
 
 def hoist_walrus(func, facts, bound):
