@@ -51,8 +51,9 @@ from ...bytecode import versions as V
 from . import lists, printing
 from .bound import bound_before
 from .facts import Facts
-from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
-                    inline_single_use, renumber_temporaries, split_display_unpack)
+from .dead import drop_dead_temporaries
+from .rules import (drop_profiling, drop_pure_statements, hoist_walrus, inline_single_use,
+                    renumber_temporaries, split_display_unpack)
 
 _MAX_ROUNDS = 200
 RULES = (lists.scalarize, split_display_unpack, drop_pure_statements, drop_dead_temporaries,

@@ -1,10 +1,11 @@
-"""The folding rules (see the package docstring). Each takes ``(func, facts, bound)``
+"""The folding rules (see the package docstring; the dead temporaries rule is in ``dead``,
+Dynamo's lists in ``lists``). Each takes ``(func, facts, bound)``
 (the function node, its ``Facts`` and ``bound_before`` map), edits the function in place,
 and returns whether it changed anything."""
 import ast
 
 from .printing import text
-from .facts import DECOMPILER_TEMP, bodies, is_pure, own_nodes, parents, replace, target_names, walk
+from .facts import DECOMPILER_TEMP, bodies, is_pure, own_nodes, parents, replace, walk
 from .order import Unknown, evaluation_order, evaluation_steps, free_of_effects
 
 PROFILING_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
@@ -27,96 +28,6 @@ def drop_pure_statements(func, facts, bound):
         if len(kept) != len(body):
             _set_body(body, kept)
             changed = True
-    return changed
-
-
-def _list_names(func, facts, parent_of):
-    """Local temporaries that only ever hold lists: every store is ``t = [...]`` (or
-    ``t += ...``, which keeps a list a list)."""
-    ok = {}
-    for node in own_nodes(func):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            parent = parent_of.get(id(node))
-            good = isinstance(parent, ast.AugAssign) or (
-                isinstance(parent, ast.Assign) and parent.targets == [node]
-                and isinstance(parent.value, ast.List))
-            ok[node.id] = ok.get(node.id, True) and good
-    return {name for name, good in ok.items() if good and facts.is_temp(name)}
-
-
-def _extends_by_a_list(st, bound, facts, list_names):
-    """``t += <list or tuple display, or a list temporary>``: only mutates the list ``t``."""
-    if not (isinstance(st, ast.AugAssign) and isinstance(st.op, ast.Add)
-            and isinstance(st.target, ast.Name) and st.target.id in list_names
-            and st.target.id in bound):
-        return False
-    value = st.value
-    if isinstance(value, (ast.List, ast.Tuple)):
-        return is_pure(value, bound, facts)
-    return isinstance(value, ast.Name) and value.id in list_names and is_pure(value, bound, facts)
-
-
-def drop_dead_temporaries(func, facts, bound):
-    """Remove every store and ``del`` of temporaries nobody reads, when all of them can go."""
-    if not facts.unread_temporaries():
-        return False
-    parent_of = parents(func)
-    list_names = _list_names(func, facts, parent_of)
-    edits = {}  # name -> [(kind, node, ...)]
-    blocked = set()
-    changed = False
-    for node in own_nodes(func):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    if len(node.targets) == 1 and is_pure(node.value, bound[id(node)], facts):
-                        edits.setdefault(t.id, []).append(("drop", node))
-                    elif len(node.targets) > 1:
-                        edits.setdefault(t.id, []).append(("untarget", node, t))
-                    else:
-                        blocked.add(t.id)
-                else:
-                    blocked.update(target_names(t))
-        elif isinstance(node, ast.NamedExpr):
-            edits.setdefault(node.target.id, []).append(("unwrap", node))
-        elif isinstance(node, ast.Delete):
-            for t in node.targets:
-                if isinstance(t, ast.Name) and t.id in bound.get(id(node), ()):
-                    edits.setdefault(t.id, []).append(("undelete", node, t))
-                else:
-                    blocked.update(target_names(t))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if _extends_by_a_list(node, bound[id(node)], facts, list_names):
-                edits.setdefault(node.target.id, []).append(("drop", node))
-            else:
-                blocked.add(node.target.id)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            if not isinstance(parent_of.get(id(node)), (ast.Assign, ast.NamedExpr, ast.AugAssign)):
-                blocked.add(node.id)  # for-loop, with, unpacking...
-    dropped = set()
-    for name, todo in edits.items():
-        if name in blocked or not facts.is_temp(name):
-            continue
-        if facts.loads.get(name, 0) != facts.aug.get(name, 0):
-            continue  # read somewhere
-        for edit in todo:
-            kind, node = edit[0], edit[1]
-            if kind == "drop":
-                dropped.add(id(node))
-            elif kind == "untarget":
-                node.targets = [t for t in node.targets if t is not edit[2]]
-            elif kind == "unwrap":
-                replace(parent_of[id(node)], node, node.value)
-            elif kind == "undelete":
-                node.targets = [t for t in node.targets if t is not edit[2]]
-                if not node.targets:
-                    dropped.add(id(node))
-        changed = True
-    if dropped:
-        for body in bodies(func):
-            kept = [st for st in body if id(st) not in dropped]
-            if len(kept) != len(body):
-                _set_body(body, kept)
     return changed
 
 
