@@ -77,7 +77,7 @@ def _fold(func, keep, drop_profiling_calls):
     if facts.introspective:
         return facts
     stale = drop_profiling_calls and drop_profiling(func)
-    bound = bound_before(func, facts.walrus)
+    bound = bound_before(func, facts.walrus_statements)
     quiet = 0  # rules in a row that changed nothing
     for _ in range(_MAX_ROUNDS * len(RULES)):
         for rule in RULES:
@@ -86,7 +86,7 @@ def _fold(func, keep, drop_profiling_calls):
                 if stale:  # the facts are recomputed only after a change (the
                     # statements the rules make have no positions: nothing reads them)
                     facts = Facts(func, keep)
-                    bound = bound_before(func, facts.walrus)
+                    bound = bound_before(func, facts.walrus_statements)
                 stale = rule(func, facts, bound)
                 changed = changed or stale
                 if not stale:

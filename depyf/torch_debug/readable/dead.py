@@ -3,7 +3,8 @@ of temporaries that nobody reads go, when all of them can. One walk of the funct
 them; only the temporaries ``Facts`` counts as never read are looked at closely."""
 import ast
 
-from .facts import SCOPES, bodies, children, is_pure, replace, target_names
+from .facts import SCOPES, bodies, children, is_pure, replace
+from .names import target_names
 
 _BINDERS = (ast.Assign, ast.NamedExpr, ast.AugAssign)
 

@@ -28,7 +28,8 @@ branches that leave different lists behind.
 import ast
 import copy
 
-from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, children, is_pure, same_tree, terminates, walk
+from .facts import DECOMPILER_TEMP, SCOPES, children, is_pure, same_tree, walk
+from .names import COMPOUND, terminates
 
 
 class _GiveUp(Exception):
