@@ -52,7 +52,7 @@ from . import lists, printing
 from .bound import bound_before
 from .facts import Facts
 from .dead import drop_dead_temporaries
-from .rules import (drop_profiling, drop_pure_statements, hoist_walrus, inline_single_use,
+from .rules import (SETTLED, drop_profiling, drop_pure_statements, hoist_walrus, inline_single_use,
                     renumber_temporaries, split_display_unpack)
 
 _MAX_ROUNDS = 200
@@ -60,7 +60,8 @@ RULES = (lists.scalarize, split_display_unpack, drop_pure_statements, drop_dead_
          hoist_walrus, inline_single_use)
 # Rules whose change often opens another for the same rule (an inlining or a moved
 # store leaves a new single-use temporary next to its reader): called again at once,
-# with fresh facts, before the other rules, until they change nothing.
+# with fresh facts, before the other rules, until they change nothing or say that they
+# would (``SETTLED``).
 _CHAINING = frozenset([inline_single_use])
 
 
@@ -89,7 +90,7 @@ def _fold(func, keep, drop_profiling_calls):
                     bound = bound_before(func, facts.walrus_statements)
                 stale = rule(func, facts, bound)
                 changed = changed or stale
-                if not stale:
+                if not stale or stale is SETTLED:
                     break
             quiet = 0 if changed else quiet + 1
             if quiet == len(RULES):

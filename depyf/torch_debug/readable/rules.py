@@ -34,8 +34,10 @@ def drop_pure_statements(func, facts, bound):
 def inline_single_use(func, facts, bound):
     """``t = value`` followed by the one statement reading ``t``: put ``value`` there. Also
     ``t = value; del a; del b; x = t`` -> ``x = value; del a; del b`` (only the store to
-    ``x`` moves, before deletions of other names)."""
-    changed = False
+    ``x`` moves, before deletions of other names).
+    Returns ``SETTLED`` (true) when the rule would change nothing more with the facts read
+    again (see ``_inline``), so it need not be called again at once."""
+    changed = moved = False
     for body in bodies(func):
         i = 0
         while i + 1 < len(body):
@@ -49,10 +51,28 @@ def inline_single_use(func, facts, bound):
                 i = max(i - 1, 0)
                 continue
             elif _store_earlier(body, i, facts):
+                # what it leaves that this pass does not look at again: ``x = value``
+                # followed by a ``del`` (another move if ``x`` is a single-use temporary),
+                # and the statement before it with a line length that changed
                 changed = True
+                moved = moved or _single_use_temp(body[i], facts) is not None \
+                    or i > 0 and _single_use_temp(body[i - 1], facts) is not None
                 i += 1
             i += 1
-    return changed
+    return changed and (True if moved else SETTLED)
+
+
+class _Settled:
+    """A change after which the rule that made it has nothing more to do."""
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return "SETTLED"
+
+
+SETTLED = _Settled()
 
 
 def _single_use_temp(st, facts):
@@ -68,6 +88,13 @@ def _single_use_temp(st, facts):
 
 
 def _inline(st, nxt, facts, bound):
+    """Put ``st``'s value in ``nxt`` in place of the temporary it assigns, if it can go there.
+    What it reads stays true once ``st`` is gone, except about the temporary (gone with it)
+    and the names bound by a ``:=`` in the value (bound one statement later now): a name is
+    never bound where it was not, every other name's counts are the same, and a pair of
+    statements is looked at again once it changed, so with the facts read again the rule
+    would inline nothing more. (``_store_earlier`` binds a name earlier, before ``del``
+    statements only, where this rule reads nothing.)"""
     name = _single_use_temp(st, facts)
     if name is None:
         return False
@@ -105,12 +132,17 @@ def hoist_walrus(func, facts, bound):
     if not facts.walrus:
         return False  # (no ``:=`` in the function's own scope)
     changed = False
+    holders = facts.walrus_statements  # (the others evaluate no ``:=``)
     for body in bodies(func):
-        for st in list(body):
-            hoisted = _hoist(st, facts, bound.get(id(st), frozenset()))
+        new = []
+        for st in body:
+            hoisted = _hoist(st, facts, bound.get(id(st), frozenset())) if id(st) in holders else None
             if hoisted is not None:
-                body.insert(body.index(st), hoisted)
+                new.append(hoisted)
                 changed = True
+            new.append(st)
+        if len(new) != len(body):
+            body[:] = new
     return changed
 
 
