@@ -228,6 +228,13 @@ class Facts:
                     continue  # (no children)
                 if cls is ast.Constant:
                     continue
+                if cls is ast.Attribute:  # (children(node) of the commonest nodes, inline)
+                    stack.append(node.value)
+                    continue
+                if cls is ast.Subscript:
+                    stack.append(node.value)
+                    stack.append(node.slice)
+                    continue
                 if cls is ast.NamedExpr:
                     self.walrus = True
                     self.walrus_statements.add(id(holder))
