@@ -125,9 +125,10 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
     if not funcs:
         return source
     facts = [_fold(func, keep, drop_profiling_calls) for func in funcs]
-    text, names = printing.text_and_names(tree)
+    printed = printing.Printed(tree)
+    text = printed.text
     if renumber:  # in the order the printed text shows the names
-        renumbered = [renumber_temporaries(func, f, names) for func, f in zip(funcs, facts)]
+        renumbered = [renumber_temporaries(func, f, printed.names) for func, f in zip(funcs, facts)]
         if any(renumbered):
-            text = printing.text(tree)
+            text = printed.again()
     return text + "\n"
