@@ -32,8 +32,9 @@ runs (and it still goes through the same equivalence check as any decompiled cod
 
 Then ``__temp_<n>`` names are renumbered in the order the printed text shows them. The
 rules read their facts (names read and written, variables certainly bound, evaluation
-order, effect-free expressions) from ``facts``, recomputed after every change; the rules
-never need positions, and the printer (``printing``) reads none.
+order, effect-free expressions) from ``facts``, ``names``, ``bound`` and ``order``,
+recomputed after every change (a rule that knows it left nothing more for itself says so:
+``SETTLED``); the rules never need positions, and the printer (``printing``) reads none.
 
 Names that are not temporaries (the user's variables, ``graph_out_0``), names a nested
 scope or a ``global``/``nonlocal`` declaration refers to, and any function that calls
