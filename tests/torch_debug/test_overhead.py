@@ -67,10 +67,36 @@ def test_full_code_reads_the_original_without_scanning_modules(tmp_path, monkeyp
     assert inspect.getsource(workloads.toy_example) in full
 
 
+# `:=` where the statement it is in is found in other ways: a compound statement's header,
+# a ternary, a default, an except clause, a nested scope, a statement after a compound one
+_WALRUS = """
+def f(a, b=(z := 3)):
+    x = (y := a) + 1
+    if (w := b):
+        q = [(k1 := 1)]
+        r = c if (v := 2) else (lambda: (o := 1))
+    elif x and (k2 := 3):
+        del q
+    try:
+        s = [u for u in (k3 := a)]
+    except (E := Exception) as e:
+        s = (u := 1)
+    else:
+        t0 = (k4 := 1) or (k5 := 2)
+    for i in (t := range(3)):
+        j = (k6 := i)
+    while (k7 := 0):
+        pass
+    k = f(m := 1, n := 2)
+    del k, m
+    return (k8 := n)
+"""
+
+
 def _corpus():
     files = glob.glob(os.path.join(REPO, "depyf", "**", "*.py"), recursive=True)
     files += glob.glob(os.path.join(REPO, "tests", "torch_debug", "*.py"))
-    return [ast.parse(open(f).read()) for f in sorted(files)]
+    return [ast.parse(open(f).read()) for f in sorted(files)] + [ast.parse(_WALRUS)]
 
 
 def test_fast_tree_walks_are_asts():
@@ -98,7 +124,7 @@ def test_fast_tree_walks_are_asts():
 
 def _bound_with_sets(func, walrus):
     """``bound_before`` written with a plain set per statement (the definition)."""
-    from depyf.torch_debug.readable import facts as F
+    from depyf.torch_debug.readable import names as F
 
     out = {}
 
@@ -140,14 +166,15 @@ def _bound_with_sets(func, walrus):
                 return (body_end | final_end) - deleted
         return inner
 
-    block(func.body, frozenset(F._arg_names(func.args)))
+    block(func.body, frozenset(facts._arg_names(func.args)))
     return out
 
 
 def test_bound_timeline_is_the_set_definition():
     """``bound_before``'s timeline answers ``name in bound`` as a set per statement would,
     for every name at every statement of every function of depyf's and these tests'
-    sources."""
+    sources; also when it is told which statements hold a ``:=`` (``Facts.walrus_statements``)
+    instead of looking in every statement."""
     from depyf.torch_debug.readable.bound import bound_before
 
     checked = 0
@@ -156,8 +183,8 @@ def test_bound_timeline_is_the_set_definition():
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             names = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)} | {"__absent__"}
-            for walrus in (True, False):
-                got, want = bound_before(func, walrus), _bound_with_sets(func, walrus)
+            for walrus in (True, False, facts.Facts(func).walrus_statements):
+                got, want = bound_before(func, walrus), _bound_with_sets(func, walrus is not False)
                 assert got.keys() == want.keys()
                 for key, bound in want.items():
                     assert {n for n in names if n in got[key]} == bound & names

@@ -490,3 +490,22 @@ def test_a_chain_of_single_use_temporaries_folds_in_one_call():
         def f(a, b):
             return a.real + g(b)
     """)
+
+
+def test_renamed_names_are_written_into_the_printed_text():
+    """``Printed.again()``: the text printed once, with the new names of renamed Name nodes
+    written in, is the text printed again."""
+    from depyf.torch_debug.readable import printing
+
+    tree = ast.parse(textwrap.dedent("""\
+        def f(__temp_9, x):
+            __temp_7 = x[__temp_9] + (lambda: __temp_9)()
+            del __temp_9
+            return [__temp_7 for __temp_3 in x if (__temp_2 := __temp_3)] or x
+        """))
+    printed = printing.Printed(tree)
+    assert printed.text == printing.text(tree)
+    for node in printed.names:
+        node.id = node.id.replace("__temp_", "t")
+    assert printed.again() == printing.text(tree)
+    assert "t7 = x[t9]" in printed.again() and "(t2 := t3)" in printed.again()

@@ -32,8 +32,9 @@ runs (and it still goes through the same equivalence check as any decompiled cod
 
 Then ``__temp_<n>`` names are renumbered in the order the printed text shows them. The
 rules read their facts (names read and written, variables certainly bound, evaluation
-order, effect-free expressions) from ``facts``, recomputed after every change; the rules
-never need positions, and the printer (``printing``) reads none.
+order, effect-free expressions) from ``facts``, ``names``, ``bound`` and ``order``,
+recomputed after every change (a rule that knows it left nothing more for itself says so:
+``SETTLED``); the rules never need positions, and the printer (``printing``) reads none.
 
 Names that are not temporaries (the user's variables, ``graph_out_0``), names a nested
 scope or a ``global``/``nonlocal`` declaration refers to, and any function that calls
@@ -51,25 +52,34 @@ from ...bytecode import versions as V
 from . import lists, printing
 from .bound import bound_before
 from .facts import Facts
-from .rules import (drop_dead_temporaries, drop_profiling, drop_pure_statements, hoist_walrus,
-                    inline_single_use, renumber_temporaries, split_display_unpack)
+from .dead import drop_dead_temporaries
+from .rules import (SETTLED, drop_profiling, drop_pure_statements, hoist_walrus, inline_single_use,
+                    renumber_temporaries, split_display_unpack)
 
 _MAX_ROUNDS = 200
 RULES = (lists.scalarize, split_display_unpack, drop_pure_statements, drop_dead_temporaries,
          hoist_walrus, inline_single_use)
 # Rules whose change often opens another for the same rule (an inlining or a moved
 # store leaves a new single-use temporary next to its reader): called again at once,
-# with fresh facts, before the other rules, until they change nothing.
+# with fresh facts, before the other rules, until they change nothing or say that they
+# would (``SETTLED``).
 _CHAINING = frozenset([inline_single_use])
 
 
 def fold_function(func, keep=(), drop_profiling_calls=False):
     """Apply the rules to the function node ``func`` in place until none applies."""
+    _fold(func, keep, drop_profiling_calls)
+    return func
+
+
+def _fold(func, keep, drop_profiling_calls):
+    """``fold_function``; returns the ``Facts`` of the folded function (no rule changed it
+    since they were read)."""
     facts = Facts(func, keep)
     if facts.introspective:
-        return func
+        return facts
     stale = drop_profiling_calls and drop_profiling(func)
-    bound = bound_before(func, facts.walrus)
+    bound = bound_before(func, facts.walrus_statements)
     quiet = 0  # rules in a row that changed nothing
     for _ in range(_MAX_ROUNDS * len(RULES)):
         for rule in RULES:
@@ -78,15 +88,15 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
                 if stale:  # the facts are recomputed only after a change (the
                     # statements the rules make have no positions: nothing reads them)
                     facts = Facts(func, keep)
-                    bound = bound_before(func, facts.walrus)
+                    bound = bound_before(func, facts.walrus_statements)
                 stale = rule(func, facts, bound)
                 changed = changed or stale
-                if not stale:
+                if not stale or stale is SETTLED:
                     break
             quiet = 0 if changed else quiet + 1
             if quiet == len(RULES):
-                return func
-    return func
+                return facts
+    return Facts(func, keep)
 
 
 def drop_profiling_calls(source):
@@ -115,11 +125,11 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
              and (func_name is None or n.name == func_name)]
     if not funcs:
         return source
-    for func in funcs:
-        fold_function(func, keep, drop_profiling_calls)
-    text, names = printing.text_and_names(tree)
+    facts = [_fold(func, keep, drop_profiling_calls) for func in funcs]
+    printed = printing.Printed(tree)
+    text = printed.text
     if renumber:  # in the order the printed text shows the names
-        renumbered = [renumber_temporaries(func, Facts(func, keep), names) for func in funcs]
+        renumbered = [renumber_temporaries(func, f, printed.names) for func, f in zip(funcs, facts)]
         if any(renumbered):
-            text = printing.text(tree)
+            text = printed.again()
     return text + "\n"

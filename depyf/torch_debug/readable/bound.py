@@ -4,7 +4,8 @@ a run share it instead of each holding its own copy of a set that grows with the
 import ast
 import bisect
 
-from .facts import COMPOUND, _arg_names, _deleted_in, _stores_of, target_names, terminates
+from .facts import _arg_names
+from .names import COMPOUND, _deleted_in, _stores_of, target_names, terminates
 
 
 class _Line:
@@ -60,7 +61,8 @@ def _changed(bound, names, present):
 def bound_before(func, walrus=True):
     """{id(statement): names certainly bound when it starts (a ``Bound``: ask ``name in
     it``)}, for ``func``'s own scope (``walrus``: False when its ``Facts`` found no ``:=``,
-    which spares a walk of every expression).
+    or the ids of the simple statements that hold one (``Facts.walrus_statements``): the
+    expressions of the others are not walked).
     Conservative: anything deleted anywhere in a compound statement counts as unbound
     inside it; after it, only an ``if`` (what every branch that goes on binds) and a
     ``try`` with a ``finally`` and no handlers (what its body binds) add names."""
@@ -77,7 +79,8 @@ def bound_before(func, walrus=True):
             return _changed(bound, _deleted_in(st), False)
         compound = isinstance(st, COMPOUND) or type(st).__name__ in ("TryStar", "Match")
         if not compound:
-            return _changed(bound, _stores_of(st, walrus), True)
+            has_walrus = walrus is True or bool(walrus) and id(st) in walrus
+            return _changed(bound, _stores_of(st, has_walrus), True)
         inner = _changed(bound, _deleted_in(st), False)
         if isinstance(st, ast.If):
             ends = [(block(branch, inner), terminates(branch)) for branch in (st.body, st.orelse)]

@@ -1,8 +1,9 @@
 """What the folding rules need to know about one function, read from its AST: which names
 it reads, writes and deletes (``Facts``), which local variables are certainly bound before
-each statement (``bound.bound_before``), which expressions have no effect (``is_pure``), and in
-which order a statement evaluates its parts (``evaluation_order``). Every answer errs on
-the safe side: "not known" means a rule does not apply."""
+each statement (``bound.bound_before``, from what each statement binds and deletes:
+``names``), which expressions have no effect (``is_pure``; in which order a statement
+evaluates its parts is ``order``'s). Every answer errs on the safe side: "not known" means
+a rule does not apply."""
 import ast
 import re
 
@@ -143,6 +144,24 @@ def _arg_names(args):
     return names
 
 
+_SIMPLE, _HOLDER, _PART = "simple", "holder", "part"
+# nodes by class: simple statements, nodes that hold statements (compound statements,
+# handlers, match cases) and the rest (expressions and their parts)
+_KINDS = {}
+
+
+def _kind(cls):
+    kind = _KINDS.get(cls)
+    if kind is None:
+        statement = issubclass(cls, (ast.stmt, ast.ExceptHandler)) or cls.__name__ == "match_case"
+        kind = _KINDS[cls] = _PART if not statement else _HOLDER if _statement_fields(cls) else _SIMPLE
+    return kind
+
+
+_DISPLAYS = (ast.List, ast.Tuple)
+_BARE_VALUES = (ast.Constant, ast.Name, ast.List, ast.Tuple, ast.Starred, ast.Dict, ast.Set)
+
+
 class Facts:
     """Counts of reads, writes and deletions of each name in a function's own scope, and
     which names the rules must not touch."""
@@ -150,33 +169,18 @@ class Facts:
     def __init__(self, func, keep=()):
         self.loads, self.stores, self.dels, self.aug = {}, {}, {}, {}
         self.walrus = False  # a `:=` in the function's own scope
+        # (own scope) expression statements of a display, name or constant, and one-target
+        # assignments of a display to a display: without them two rules cannot apply
+        self.bare_values = self.display_unpacks = 0
+        self.walrus_statements = set()  # ids of the statements that hold a `:=` (own scope)
+        self.introspective = False
         nested, declared, inside = set(), set(), set()
-        introspective = False
-        counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
-        stack = children(func)  # own_nodes(func), inline: the hottest walk of the fold
-        while stack:
-            node = stack.pop()
-            cls = type(node)
-            if cls is ast.Name:
-                counter = counters[type(node.ctx)]
-                counter[node.id] = counter.get(node.id, 0) + 1
-                introspective = introspective or node.id in _INTROSPECTION
-                continue  # (no children)
-            if cls is ast.AugAssign and type(node.target) is ast.Name:
-                for counter in (self.loads, self.aug):
-                    counter[node.target.id] = counter.get(node.target.id, 0) + 1
-            elif cls is ast.Global or cls is ast.Nonlocal:
-                declared.update(node.names)
-            elif cls is ast.NamedExpr:
-                self.walrus = True
-            if not isinstance(node, SCOPES):
-                stack.extend(children(node))
-                continue
+        for node in self._count(func, declared):  # the nested scopes
             for inner in walk(node):
                 if isinstance(inner, ast.Name):
                     nested.add(inner.id)
                     inside.add(inner.id)
-                    introspective = introspective or inner.id in _INTROSPECTION
+                    self.introspective = self.introspective or inner.id in _INTROSPECTION
                 elif isinstance(inner, ast.arg):
                     nested.add(inner.arg)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -186,9 +190,63 @@ class Facts:
         self.params = frozenset(_arg_names(func.args))
         self.cells = frozenset(nested | declared)
         self.protected = frozenset(keep) | self.params | self.cells
-        # (a Name anywhere in the function: its own scope above, nested scopes in the walks)
-        self.introspective = introspective
         self._temps = {}  # is_temp's answers
+
+    def _count(self, func, declared):
+        """Count the names of ``func``'s own scope (``own_nodes``: the hottest walk of the
+        fold), statement by statement; returns the nested scopes, in ``own_nodes``' order
+        when that matters (a nested ``def`` takes its name out of ``cells``)."""
+        counters = {ast.Load: self.loads, ast.Store: self.stores, ast.Del: self.dels}
+        scopes, holders, introspective = [], [func], False
+        while holders:
+            holder = holders.pop()  # func, a statement, an except handler or a match case
+            cls = type(holder)
+            if cls is ast.AugAssign and type(holder.target) is ast.Name:
+                for counter in (self.loads, self.aug):
+                    counter[holder.target.id] = counter.get(holder.target.id, 0) + 1
+            elif cls is ast.Global or cls is ast.Nonlocal:
+                declared.update(holder.names)
+            elif cls is ast.Expr:
+                self.bare_values += type(holder.value) in _BARE_VALUES
+            elif cls is ast.Assign:
+                self.display_unpacks += len(holder.targets) == 1 and type(holder.targets[0]) in _DISPLAYS \
+                    and type(holder.value) in _DISPLAYS
+            elif holder is not func and isinstance(holder, SCOPES):
+                scopes.append(holder)
+                continue
+            stack = children(holder)
+            if (_KINDS.get(cls) or _kind(cls)) is _HOLDER:
+                holders.extend([k for k in stack if (_KINDS.get(type(k)) or _kind(type(k))) is not _PART])
+                stack = [k for k in stack if _KINDS.get(type(k)) is _PART]
+            while stack:  # the expressions of the statement
+                node = stack.pop()
+                cls = type(node)
+                if cls is ast.Name:
+                    counter = counters[type(node.ctx)]
+                    counter[node.id] = counter.get(node.id, 0) + 1
+                    introspective = introspective or node.id in _INTROSPECTION
+                    continue  # (no children)
+                if cls is ast.Constant:
+                    continue
+                if cls is ast.Attribute:  # (children(node) of the commonest nodes, inline)
+                    stack.append(node.value)
+                    continue
+                if cls is ast.Subscript:
+                    stack.append(node.value)
+                    stack.append(node.slice)
+                    continue
+                if cls is ast.NamedExpr:
+                    self.walrus = True
+                    self.walrus_statements.add(id(holder))
+                if isinstance(node, SCOPES):
+                    scopes.append(node)
+                else:
+                    stack.extend(children(node))
+        self.introspective = introspective
+        if len(scopes) > 1 and any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                                   for n in scopes):
+            scopes = [n for n in own_nodes(func) if isinstance(n, SCOPES)]
+        return scopes
 
     def is_temp(self, name):
         known = self._temps.get(name)
@@ -197,114 +255,16 @@ class Facts:
                 and not self.introspective
         return known
 
+    def unread_temporaries(self):
+        """Temporaries stored or deleted but never read (only extended by ``+=``, if at all):
+        the only names ``drop_dead_temporaries`` can remove."""
+        loads, aug = self.loads, self.aug
+        return [n for n in set(self.stores).union(self.dels)
+                if loads.get(n, 0) == aug.get(n, 0) and self.is_temp(n)]
+
     def is_local(self, name):
         """A plain local variable (assigned here, not a cell, not declared global)."""
         return name not in self.cells and (name in self.params or name in self.stores)
-
-
-# ------------------------------------------------- which local variables are certainly bound
-
-def target_names(target):
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, (ast.Tuple, ast.List)):
-        names = set()
-        for elt in target.elts:
-            names |= target_names(elt)
-        return names
-    if isinstance(target, ast.Starred):
-        return target_names(target.value)
-    return set()
-
-
-def unconditional(node):
-    """Sub-expressions of ``node`` (own scope) that are evaluated whenever ``node`` is:
-    not the later operands of ``and``/``or``/chained comparisons, nor ternary branches."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, SCOPES):
-            continue
-        if isinstance(n, ast.BoolOp):
-            stack.append(n.values[0])
-        elif isinstance(n, ast.IfExp):
-            stack.append(n.test)
-        elif isinstance(n, ast.Compare):
-            stack.extend([n.left, n.comparators[0]])
-        else:
-            stack.extend(children(n))
-
-
-def _statement_exprs(st):
-    """The expressions a simple statement evaluates (all of them, unconditionally)."""
-    return [child for child in children(st) if isinstance(child, ast.expr)]
-
-
-def _stores_of(st, walrus=True):
-    """The names a simple statement binds (``walrus``: also the targets of the ``:=``
-    it evaluates unconditionally; False when the function has none)."""
-    names = set()
-    if isinstance(st, ast.Assign):
-        for target in st.targets:
-            names |= target_names(target)
-    elif isinstance(st, (ast.AugAssign, ast.AnnAssign)) and getattr(st, "value", None) is not None:
-        names |= target_names(st.target)
-    elif isinstance(st, (ast.Import, ast.ImportFrom)):
-        names |= {(a.asname or a.name).split(".")[0] for a in st.names}
-    elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        names.add(st.name)
-    if walrus:
-        _unconditional_walrus(_statement_exprs(st), names)
-    return names
-
-
-def _unconditional_walrus(exprs, names):
-    """Add to ``names`` the targets of the ``:=`` among ``unconditional(expr)`` of each
-    of ``exprs`` (the same walk, without a generator, leaves skipped)."""
-    stack = list(exprs)
-    while stack:
-        n = stack.pop()
-        cls = type(n)
-        if cls is ast.Name or cls is ast.Constant:
-            continue
-        if cls is ast.NamedExpr:
-            names.add(n.target.id)
-        elif isinstance(n, SCOPES):
-            continue
-        if cls is ast.BoolOp:
-            stack.append(n.values[0])
-        elif cls is ast.IfExp:
-            stack.append(n.test)
-        elif cls is ast.Compare:
-            stack.extend([n.left, n.comparators[0]])
-        else:
-            stack.extend(children(n))
-
-
-def _deleted_in(st):
-    names = set()
-    for n in [st] + list(own_nodes(st)):
-        if isinstance(n, ast.Delete):
-            for target in n.targets:
-                names |= target_names(target)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            names.add(n.name)  # unbound again when the handler ends
-    return names
-
-
-COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
-
-
-def terminates(body):
-    """The statement list never completes normally (ends in return/raise, or in an ``if``
-    whose branches all do)."""
-    last = body[-1] if body else None
-    if isinstance(last, (ast.Return, ast.Raise)):
-        return True
-    if isinstance(last, ast.If):
-        return terminates(last.body) and bool(last.orelse) and terminates(last.orelse)
-    return False
 
 
 # ----------------------------------------------------------------------------- purity
@@ -325,116 +285,6 @@ def is_pure(expr, bound, facts):
             is_pure(v, bound, facts) for v in expr.values)
     if isinstance(expr, ast.Set):
         return all(isinstance(e, ast.Constant) for e in expr.elts)
-    return False
-
-
-# ------------------------------------------------------------------ evaluation order
-
-class Unknown(Exception):
-    """A construct whose evaluation order the rules do not model."""
-
-
-def evaluation_order(st):
-    """[(node, conditional)] for the expressions statement ``st`` evaluates before it does
-    its own work, in the order CPython evaluates them (each node after its operands).
-    Raises ``Unknown`` for statements it does not model."""
-    out = []
-
-    def visit(n, cond):
-        if isinstance(n, (ast.Constant, ast.Name)):
-            pass
-        elif isinstance(n, ast.NamedExpr):
-            visit(n.value, cond)
-        elif isinstance(n, ast.BoolOp):
-            visit(n.values[0], cond)
-            for v in n.values[1:]:
-                visit(v, True)
-        elif isinstance(n, ast.Compare):
-            visit(n.left, cond)
-            visit(n.comparators[0], cond)
-            for c in n.comparators[1:]:
-                visit(c, True)
-        elif isinstance(n, ast.IfExp):
-            visit(n.test, cond)
-            visit(n.body, True)
-            visit(n.orelse, True)
-        elif isinstance(n, ast.Call):
-            if n.keywords and any(isinstance(a, ast.Starred) for a in n.args):
-                raise Unknown()
-            visit(n.func, cond)
-            for a in n.args:
-                visit(a, cond)
-            for k in n.keywords:
-                visit(k.value, cond)
-        elif isinstance(n, ast.Dict):
-            for k, v in zip(n.keys, n.values):
-                if k is not None:
-                    visit(k, cond)
-                visit(v, cond)
-        elif isinstance(n, ast.Lambda):
-            for d in n.args.defaults + [d for d in n.args.kw_defaults if d is not None]:
-                visit(d, cond)
-        elif isinstance(n, SCOPES):
-            cond = True  # a comprehension: evaluated in its own scope, maybe many times
-        elif isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Attribute, ast.Subscript, ast.Slice,
-                            ast.List, ast.Tuple, ast.Set, ast.Starred, ast.JoinedStr,
-                            ast.FormattedValue, ast.Await)):
-            for child in ast.iter_child_nodes(n):
-                if isinstance(child, ast.expr):
-                    visit(child, cond)
-        else:
-            raise Unknown()
-        out.append((n, cond))
-
-    def target(t):
-        if isinstance(t, ast.Name):
-            return
-        if isinstance(t, (ast.Attribute, ast.Subscript)):
-            for child in ast.iter_child_nodes(t):
-                if isinstance(child, ast.expr) and not isinstance(child, ast.expr_context):
-                    visit(child, False)
-            return
-        raise Unknown()  # unpacking: iterates the value
-
-    if isinstance(st, (ast.Expr, ast.Return)):
-        if st.value is not None:
-            visit(st.value, False)
-    elif isinstance(st, ast.Assign):
-        visit(st.value, False)
-        for t in st.targets:
-            target(t)
-    elif isinstance(st, ast.AugAssign):
-        target(st.target)
-        visit(st.value, False)
-    elif isinstance(st, ast.If):
-        visit(st.test, False)
-    elif isinstance(st, (ast.For, ast.AsyncFor)):
-        visit(st.iter, False)
-    elif isinstance(st, ast.Raise):
-        for part in (st.exc, st.cause):
-            if part is not None:
-                visit(part, False)
-    elif isinstance(st, ast.Delete):
-        for t in st.targets:
-            target(t)
-    else:
-        raise Unknown()
-    return out
-
-
-def free_of_effects(node, bound, facts, written):
-    """``node`` (already evaluated operands aside) neither has an effect nor can raise, and
-    does not read a name in ``written``."""
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.Name):
-        return node.id not in written and is_pure(node, bound, facts)
-    if isinstance(node, (ast.List, ast.Tuple, ast.Slice)):
-        return True  # building them is harmless; their parts were checked on their own
-    if isinstance(node, ast.Starred):
-        return isinstance(node.value, (ast.List, ast.Tuple))
-    if isinstance(node, ast.Dict):
-        return all(isinstance(k, ast.Constant) for k in node.keys)
     return False
 
 

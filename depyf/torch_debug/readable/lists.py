@@ -28,7 +28,12 @@ branches that leave different lists behind.
 import ast
 import copy
 
-from .facts import COMPOUND, DECOMPILER_TEMP, SCOPES, children, is_pure, same_tree, terminates, walk
+from .facts import DECOMPILER_TEMP, SCOPES, children, is_pure, same_tree, walk
+from .names import COMPOUND, target_names, terminates
+
+
+# statements whose stored names are those of their targets when they hold no `:=`
+_FLAT = frozenset([ast.Assign, ast.Delete, ast.AugAssign, ast.Expr, ast.Return])
 
 
 class _GiveUp(Exception):
@@ -323,6 +328,13 @@ class _Scalarizer:
         return self.generic(st, state)
 
     def stored_names(self, st):
+        cls = type(st)
+        if cls in _FLAT and id(st) not in self.facts.walrus_statements:
+            names = set()  # (no `:=`: its targets' names, which are Name nodes stored or deleted)
+            for target in st.targets if cls is ast.Assign or cls is ast.Delete else \
+                    [st.target] if cls is ast.AugAssign else ():
+                names |= target_names(target)
+            return names
         names = set()
         stack = [st]  # st and own_nodes(st), in any order (a set is built)
         while stack:

@@ -1,11 +1,12 @@
-"""The folding rules (see the package docstring). Each takes ``(func, facts, bound)``
+"""The folding rules (see the package docstring; the dead temporaries rule is in ``dead``,
+Dynamo's lists in ``lists``). Each takes ``(func, facts, bound)``
 (the function node, its ``Facts`` and ``bound_before`` map), edits the function in place,
 and returns whether it changed anything."""
 import ast
 
 from .printing import text
-from .facts import (DECOMPILER_TEMP, Unknown, bodies, evaluation_order, free_of_effects, is_pure,
-                    own_nodes, parents, replace, target_names, walk)
+from .facts import DECOMPILER_TEMP, bodies, is_pure, own_nodes, parents, replace, walk
+from .order import Unknown, evaluation_order, evaluation_steps, free_of_effects
 
 PROFILING_CALLS = ("record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit")
 # torch 2.15+ makes the calls only while the profiler is on:
@@ -18,6 +19,8 @@ def _set_body(body, kept):
 
 
 def drop_pure_statements(func, facts, bound):
+    if not facts.bare_values:
+        return False  # (no expression statement of a constant, name or display)
     changed = False
     for body in bodies(func):
         kept = [st for st in body
@@ -28,99 +31,13 @@ def drop_pure_statements(func, facts, bound):
     return changed
 
 
-def _list_names(func, facts, parent_of):
-    """Local temporaries that only ever hold lists: every store is ``t = [...]`` (or
-    ``t += ...``, which keeps a list a list)."""
-    ok = {}
-    for node in own_nodes(func):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            parent = parent_of.get(id(node))
-            good = isinstance(parent, ast.AugAssign) or (
-                isinstance(parent, ast.Assign) and parent.targets == [node]
-                and isinstance(parent.value, ast.List))
-            ok[node.id] = ok.get(node.id, True) and good
-    return {name for name, good in ok.items() if good and facts.is_temp(name)}
-
-
-def _extends_by_a_list(st, bound, facts, list_names):
-    """``t += <list or tuple display, or a list temporary>``: only mutates the list ``t``."""
-    if not (isinstance(st, ast.AugAssign) and isinstance(st.op, ast.Add)
-            and isinstance(st.target, ast.Name) and st.target.id in list_names
-            and st.target.id in bound):
-        return False
-    value = st.value
-    if isinstance(value, (ast.List, ast.Tuple)):
-        return is_pure(value, bound, facts)
-    return isinstance(value, ast.Name) and value.id in list_names and is_pure(value, bound, facts)
-
-
-def drop_dead_temporaries(func, facts, bound):
-    """Remove every store and ``del`` of temporaries nobody reads, when all of them can go."""
-    parent_of = parents(func)
-    list_names = _list_names(func, facts, parent_of)
-    edits = {}  # name -> [(kind, node, ...)]
-    blocked = set()
-    changed = False
-    for node in own_nodes(func):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    if len(node.targets) == 1 and is_pure(node.value, bound[id(node)], facts):
-                        edits.setdefault(t.id, []).append(("drop", node))
-                    elif len(node.targets) > 1:
-                        edits.setdefault(t.id, []).append(("untarget", node, t))
-                    else:
-                        blocked.add(t.id)
-                else:
-                    blocked.update(target_names(t))
-        elif isinstance(node, ast.NamedExpr):
-            edits.setdefault(node.target.id, []).append(("unwrap", node))
-        elif isinstance(node, ast.Delete):
-            for t in node.targets:
-                if isinstance(t, ast.Name) and t.id in bound.get(id(node), ()):
-                    edits.setdefault(t.id, []).append(("undelete", node, t))
-                else:
-                    blocked.update(target_names(t))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if _extends_by_a_list(node, bound[id(node)], facts, list_names):
-                edits.setdefault(node.target.id, []).append(("drop", node))
-            else:
-                blocked.add(node.target.id)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            if not isinstance(parent_of.get(id(node)), (ast.Assign, ast.NamedExpr, ast.AugAssign)):
-                blocked.add(node.id)  # for-loop, with, unpacking...
-    dropped = set()
-    for name, todo in edits.items():
-        if name in blocked or not facts.is_temp(name):
-            continue
-        if facts.loads.get(name, 0) != facts.aug.get(name, 0):
-            continue  # read somewhere
-        for edit in todo:
-            kind, node = edit[0], edit[1]
-            if kind == "drop":
-                dropped.add(id(node))
-            elif kind == "untarget":
-                node.targets = [t for t in node.targets if t is not edit[2]]
-            elif kind == "unwrap":
-                replace(parent_of[id(node)], node, node.value)
-            elif kind == "undelete":
-                node.targets = [t for t in node.targets if t is not edit[2]]
-                if not node.targets:
-                    dropped.add(id(node))
-        changed = True
-    if dropped:
-        for body in bodies(func):
-            kept = [st for st in body if id(st) not in dropped]
-            if len(kept) != len(body):
-                _set_body(body, kept)
-    return changed
-
-
 def inline_single_use(func, facts, bound):
     """``t = value`` followed by the one statement reading ``t``: put ``value`` there. Also
     ``t = value; del a; del b; x = t`` -> ``x = value; del a; del b`` (only the store to
-    ``x`` moves, before deletions of other names)."""
-    changed = False
+    ``x`` moves, before deletions of other names).
+    Returns ``SETTLED`` (true) when the rule would change nothing more with the facts read
+    again (see ``_inline``), so it need not be called again at once."""
+    changed = moved = False
     for body in bodies(func):
         i = 0
         while i + 1 < len(body):
@@ -134,10 +51,28 @@ def inline_single_use(func, facts, bound):
                 i = max(i - 1, 0)
                 continue
             elif _store_earlier(body, i, facts):
+                # what it leaves that this pass does not look at again: ``x = value``
+                # followed by a ``del`` (another move if ``x`` is a single-use temporary),
+                # and the statement before it with a line length that changed
                 changed = True
+                moved = moved or _single_use_temp(body[i], facts) is not None \
+                    or i > 0 and _single_use_temp(body[i - 1], facts) is not None
                 i += 1
             i += 1
-    return changed
+    return changed and (True if moved else SETTLED)
+
+
+class _Settled:
+    """A change after which the rule that made it has nothing more to do."""
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return "SETTLED"
+
+
+SETTLED = _Settled()
 
 
 def _single_use_temp(st, facts):
@@ -153,23 +88,41 @@ def _single_use_temp(st, facts):
 
 
 def _inline(st, nxt, facts, bound):
+    """Put ``st``'s value in ``nxt`` in place of the temporary it assigns, if it can go there.
+    What it reads stays true once ``st`` is gone, except about the temporary (gone with it)
+    and the names bound by a ``:=`` in the value (bound one statement later now): a name is
+    never bound where it was not, every other name's counts are the same, and a pair of
+    statements is looked at again once it changed, so with the facts read again the rule
+    would inline nothing more. (``_store_earlier`` binds a name earlier, before ``del``
+    statements only, where this rule reads nothing.)"""
     name = _single_use_temp(st, facts)
     if name is None:
         return False
+    # the names ``st.value`` binds (with ``:=``; none without one in the function), found
+    # when a step reads a name
+    written = None if facts.walrus else ()
+    steps = evaluation_steps(nxt)
     try:
-        order = evaluation_order(nxt)
+        for node, conditional in steps:
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                for _ in steps:  # (the rest of the statement must be modelled too)
+                    pass
+                break
+            if isinstance(node, ast.Name):
+                if not is_pure(node, bound, facts):
+                    return False
+                if written is None:
+                    written = {n.target.id for n in walk(st.value) if isinstance(n, ast.NamedExpr)}
+            if not free_of_effects(node, bound, facts, written or ()):
+                return False
+        else:
+            return False
     except Unknown:
         return False
-    written = {n.target.id for n in walk(st.value) if isinstance(n, ast.NamedExpr)}
-    for node, conditional in order:
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            if conditional or not _short_enough(st, nxt):
-                return False
-            replace(parents(nxt)[id(node)], node, st.value)
-            return True
-        if not free_of_effects(node, bound, facts, written):
-            return False
-    return False
+    if conditional or not _short_enough(st, nxt):
+        return False
+    replace(parents(nxt)[id(node)], node, st.value)
+    return True
 
 
 def hoist_walrus(func, facts, bound):
@@ -179,12 +132,17 @@ def hoist_walrus(func, facts, bound):
     if not facts.walrus:
         return False  # (no ``:=`` in the function's own scope)
     changed = False
+    holders = facts.walrus_statements  # (the others evaluate no ``:=``)
     for body in bodies(func):
-        for st in list(body):
-            hoisted = _hoist(st, facts, bound.get(id(st), frozenset()))
+        new = []
+        for st in body:
+            hoisted = _hoist(st, facts, bound.get(id(st), frozenset())) if id(st) in holders else None
             if hoisted is not None:
-                body.insert(body.index(st), hoisted)
+                new.append(hoisted)
                 changed = True
+            new.append(st)
+        if len(new) != len(body):
+            body[:] = new
     return changed
 
 
@@ -336,18 +294,19 @@ def renumber_temporaries(func, facts, printed):
     """``__temp_<n>`` names renumbered 1, 2, ... in order of appearance (only when every
     one of them is a local temporary the rules may touch). ``printed``: the Name nodes
     (of ``func`` and anything else) in the order the printed text shows them."""
-    own = {id(n) for n in own_nodes(func) if isinstance(n, ast.Name)}
-    seen = []
+    names = [n for n in own_nodes(func) if isinstance(n, ast.Name)]
+    own = {id(n) for n in names}
+    seen = {}  # (a dict: the names in order of appearance)
     for node in printed:
-        if id(node) in own and DECOMPILER_TEMP.match(node.id) and node.id not in seen:
-            seen.append(node.id)
+        if node.id not in seen and id(node) in own and DECOMPILER_TEMP.match(node.id):
+            seen[node.id] = None
     if any(not facts.is_temp(name) or not facts.stores.get(name) for name in seen):
         return False
     mapping = {old: "__temp_%d" % (i + 1) for i, old in enumerate(seen)}
     if all(k == v for k, v in mapping.items()):
         return False
-    for node in own_nodes(func):
-        if isinstance(node, ast.Name) and node.id in mapping:
+    for node in names:
+        if node.id in mapping:
             node.id = mapping[node.id]
     return True
 
@@ -356,6 +315,8 @@ def split_display_unpack(func, facts, bound):
     """``t1, t2 = [a, b]`` (temporaries unpacking a display of certainly bound locals or
     constants, none of them a target: what is left of Dynamo rebuilding a caller's stack
     after a nested graph break) -> ``t1 = a; t2 = b``: the same values, nothing to raise."""
+    if not facts.display_unpacks:
+        return False
     changed = False
     for body in bodies(func):
         kept = []
