@@ -389,6 +389,22 @@ def test_temporaries_are_renumbered_in_order_unless_asked_not_to():
     check(src, src, renumber=False)
 
 
+def test_functions_with_f_strings_are_folded_and_renumbered():
+    # the expressions of an f-string are printed by printers of their own: the renumbered
+    # text renames the temporaries there too
+    check("""
+        def f(a, b):
+            __temp_7 = g(a)
+            __temp_3 = h(b)
+            __temp_9 = f"{__temp_3!r}:{__temp_7:>{b}}"
+            return __temp_9
+    """, """
+        def f(a, b):
+            __temp_1 = g(a)
+            return f'{h(b)!r}:{__temp_1:>{b}}'
+    """)
+
+
 @pytest.mark.parametrize("src", [
     "def f(a, b):\n    return a +\n",  # not Python: given back unchanged
     "x = 1\n",  # no function of that name

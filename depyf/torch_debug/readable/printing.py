@@ -7,8 +7,14 @@ from ...decompiler.output.printer import Unparser
 
 
 class _NameRecorder(Unparser):
-    def __init__(self):
-        super().__init__()
+    # printers made for the expressions of f-strings (``type(self)(_avoid_backslashes=True)``):
+    # the names they write are not recorded here, so ``again`` prints everything anew
+    nested = 0
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        if kwargs:
+            _NameRecorder.nested += 1
         self.names = []
         self.places = []  # (the list of pieces, the index, the name) of each name written
 
@@ -30,10 +36,14 @@ class Printed:
     def __init__(self, node):
         self.node = node
         self._printer = _NameRecorder()
+        nested = _NameRecorder.nested
         self.text = self._printer.visit(node)
         self.names = self._printer.names
+        self._partial = _NameRecorder.nested != nested  # (names it did not record: f-strings)
 
     def again(self):
+        if self._partial:
+            return text(self.node)
         pieces = self._printer._source  # (the pieces of ``text``)
         patched = list(pieces)
         for name, (where, i, written) in zip(self.names, self._printer.places):
