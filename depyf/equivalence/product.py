@@ -37,7 +37,8 @@ class Explorer:
         self.registry = registry
         self.nested = nested
         self.budget = budget
-        self.stored = {}  # (positions, shapes) -> [(node number, ProductState)]
+        # (positions, stack depths) -> [[shapes or None, [(node number, ProductState)]]]
+        self.stored = {}
         self.generations = {}  # node number -> how many joins it has seen
         self.visits = 0
 
@@ -67,8 +68,9 @@ class Explorer:
         if fa.result is not None or fb.result is not None:
             self._finish(state)
             return []
-        key = (fa.pc, fb.pc, shape(fa), shape(fb))
-        variants = self.stored.setdefault(key, [])
+        variants = self._variants(state)
+        if variants is None:  # the first state at these positions and stack depths (stored)
+            return self._outcomes(self._new_node(), state)
         for k, (node, stored) in enumerate(variants):
             generation = self.generations[node] = self.generations[node] + 1
             joined = join(node, generation, stored, state)
@@ -81,10 +83,38 @@ class Explorer:
             return self._outcomes(node, state)
         if len(variants) >= _MAX_VARIANTS:
             raise ModelLimit("more than %d incompatible states meet at one point" % _MAX_VARIANTS)
-        node = len(self.generations)
-        self.generations[node] = 0
+        node = self._new_node()
         variants.append((node, state))
         return self._outcomes(node, state)
+
+    def _new_node(self):
+        node = len(self.generations)
+        self.generations[node] = 0
+        return node
+
+    def _variants(self, state):
+        """The states stored where ``state`` stands (both positions and ``shape``s alike),
+        or None when none stands at these positions with these stack depths (``state``
+        is then stored as the first). A shape is computed only when a second state comes
+        to the same positions and depths (on a deep stack it costs a walk of the stack,
+        and most positions of straight-line code are reached once), from the first
+        state stored there, which no join has changed yet."""
+        fa, fb = state.fa, state.fb
+        key = (fa.pc, fb.pc, len(fa.stack), len(fb.stack))
+        groups = self.stored.get(key)
+        if groups is None:
+            self.stored[key] = [[None, [(len(self.generations), state)]]]
+            return None
+        wanted = (shape(fa), shape(fb))
+        for group in groups:
+            if group[0] is None:
+                first = group[1][0][1]
+                group[0] = (shape(first.fa), shape(first.fb))
+            if group[0] == wanted:
+                return group[1]
+        variants = []
+        groups.append([wanted, variants])
+        return variants
 
     def _outcomes(self, node, state):
         fa, fb = state.fa, state.fb
