@@ -202,10 +202,16 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         """How many values at the bottom of ``items`` are the ones the last flush left
         (by identity): each of them was settled, starred or a local variable's read, so
         the loop above would pass it again, unless a name in ``rebound`` is one of those
-        variables (then 0). A deep stack is thus not walked again at every statement."""
+        variables (then 0). A deep stack is thus not walked again at every statement.
+        Most often all of ``clean`` is still there: list equality tells so at memory speed
+        (an expression node equals only itself; a value equal to another without being
+        it is no expression, settled, and passed by the loop all the same)."""
         clean = self._clean
         if not clean or not rebound.isdisjoint(self._clean_names):
             return 0
+        n = min(len(items), len(clean))
+        if items[:n] == clean[:n]:
+            return n
         return _same_prefix(items, clean)
 
     _PERMUTED = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}
