@@ -32,8 +32,9 @@ class Difference(Exception):
 
 
 class Explorer:
-    def __init__(self, machine_a, machine_b, registry, nested, budget):
+    def __init__(self, machine_a, machine_b, registry, nested, budget, prune=True):
         self.ma, self.mb = machine_a, machine_b
+        self.prune = prune  # superseded lineages are dropped (``Lineage``)
         self.registry = registry
         self.nested = nested
         self.budget = budget
@@ -83,8 +84,9 @@ class Explorer:
             if not changed:
                 return []
             n.state = joined
-            n.lineage.supersede()
-            n.lineage = Lineage()
+            if self.prune:
+                n.lineage.supersede()
+                n.lineage = Lineage()
             return self._outcomes(n, joined)
         if len(variants) >= _MAX_VARIANTS:
             raise ModelLimit("more than %d incompatible states meet at one point" % _MAX_VARIANTS)
