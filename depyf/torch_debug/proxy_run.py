@@ -298,7 +298,7 @@ def _relabel(event, labels):
             name = event[1][2:]
             if name in labels:
                 return ("P", "K:" + labels[name])
-        return tuple(_relabel(e, labels) for e in event)
+        return tuple([_relabel(e, labels) for e in event])
     return event
 
 
