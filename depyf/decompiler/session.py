@@ -131,25 +131,31 @@ class DecompileSession:
     def _statements(self, code, instrs, entries, order):
         """The ladder of readings: copied tails joined in ``order[0]``, then in
         ``order[1]``, then values bound to temporaries; ``reading`` starts further down."""
+        none = []  # found no match statement in ``instrs``: the next reading need not look
+
+        def emitter(ex, merge_tails=False):
+            e = Emitter(code, instrs, entries, ex, merge_tails, matches={} if none else None)
+            none[:] = [] if e.matches else [True]
+            return e
         if self.reading == "flipped":
             order = order[::-1]
         elif self.reading == "temporaries":
             ex = S.Executor(code, self, self.bindings, self.temp_prefix, temps=True)
             self.used_temps = True
-            return Emitter(code, instrs, entries, ex).function_body()
+            return emitter(ex).function_body()
         try:
             try:
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
-                stmts = Emitter(code, instrs, entries, ex, merge_tails=order[0]).function_body()
+                stmts = emitter(ex, order[0]).function_body()
             except Mismatch:
                 ex = S.Executor(code, self, self.bindings, self.temp_prefix)
-                stmts = Emitter(code, instrs, entries, ex, merge_tails=order[1]).function_body()
+                stmts = emitter(ex, order[1]).function_body()
             _refuse_recomputed(stmts, ex, code)
         except Mismatch:
             # code no compiler would write (values kept on the stack across statements,
             # duplicated and mutated in place): try again binding them to temporaries
             ex = S.Executor(code, self, self.bindings, self.temp_prefix, temps=True)
-            stmts = Emitter(code, instrs, entries, ex).function_body()
+            stmts = emitter(ex).function_body()
             self.used_temps = True
         return stmts
 

@@ -161,8 +161,21 @@ class _Check:
         ia, ib = CodeInfo(a), CodeInfo(b)
         start = ProductState(self._frame("A", ia), self._frame("B", ib), Pairing(), {})
         budget = self.budget or 5000 + 50 * (len(ia.instrs) + len(ib.instrs))
+        verdict = self._explore(a, b, start, budget, prune=True)
+        if verdict is not None:  # said as the unpruned exploration says it (``_explore``)
+            start = ProductState(self._frame("A", ia), self._frame("B", ib), Pairing(), {})
+            verdict = self._explore(a, b, start, budget, prune=False)
+        return verdict
+
+    def _explore(self, a, b, start, budget, prune):
+        """None when the exploration from ``start`` finds no difference, else a failed
+        Verdict. ``prune``: the states a join supersedes are not explored further
+        (``product.Lineage``): the joined state covers them. What is not proven is
+        explored again without that, so that the reason given is the one the first path
+        to a difference shows (with the values it had there rather than the unknowns of
+        a joined state), as before that pruning."""
         explorer = Explorer(self._machine("A"), self._machine("B", self._code_aliases(a, b)),
-                            self.registry, self._nested, budget)
+                            self.registry, self._nested, budget, prune)
         try:
             explorer.run(start)
         except Difference as d:

@@ -37,14 +37,15 @@ class Block:
 
 class Frame:
     __slots__ = ("side", "info", "pc", "stack", "locals", "blocks", "exc", "heap",
-                 "next_oid", "kwnames", "result", "ready")
+                 "next_oid", "kwnames", "result", "ready", "shared")
 
     def __init__(self, side, info, locals_, exc):
         self.side = side
         self.info = info
         self.pc = 0
         self.stack = []
-        self.locals = locals_
+        self.locals = locals_  # written through ``set_local`` only
+        self.shared = False  # ``locals`` may be another frame's too: copied before a write
         self.blocks = []
         self.exc = exc
         self.heap = {}
@@ -55,11 +56,14 @@ class Frame:
 
     def copy(self, heap=True, slots=True):
         """An independent copy (``heap=False``: with an empty heap, for a join to fill;
-        ``slots=False``: sharing the stack and locals, which the join replaces)."""
+        ``slots=False``: sharing the stack, which the join replaces). The local variables
+        are shared until one of the two frames writes one (``set_local``): a deep
+        model's code has hundreds, and most steps copy a frame a few times."""
         f = _new(Frame)
         f.side, f.info, f.pc = self.side, self.info, self.pc
         f.stack = self.stack[:] if slots else self.stack
-        f.locals = self.locals.copy() if slots else self.locals
+        f.locals = self.locals
+        f.shared = self.shared = True
         f.blocks = self.blocks[:]
         f.exc = self.exc
         f.heap = {k: o.copy() for k, o in self.heap.items()} if heap and self.heap else {}
@@ -107,6 +111,12 @@ class Frame:
 
     def local(self, name):
         return self.locals.get(name, UNBOUND)
+
+    def set_local(self, name, value):
+        if self.shared:
+            self.locals = self.locals.copy()
+            self.shared = False
+        self.locals[name] = value
 
 
 class StackUnderflow(Exception):

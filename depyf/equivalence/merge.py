@@ -33,10 +33,11 @@ class ProductState:
     """Both sides at their next stop, which objects are paired, and the outcomes of the
     boolean tests decided on the way there."""
 
-    __slots__ = ("fa", "fb", "pairing", "decisions")
+    __slots__ = ("fa", "fb", "pairing", "decisions", "origin")
 
-    def __init__(self, fa, fb, pairing, decisions):
+    def __init__(self, fa, fb, pairing, decisions, origin=None):
         self.fa, self.fb, self.pairing, self.decisions = fa, fb, pairing, decisions
+        self.origin = origin  # the exploration step it comes from (``product.Lineage``)
 
 
 def shape(f):

@@ -97,7 +97,7 @@ def _bound(m, f, name, i, checked=True):
             return bound, None
 
         def apply(g, label, results):
-            g.locals[name] = bound
+            g.set_local(name, bound)
             g.pc = i  # read it again, now bound
         return None, Event(("may be unbound",), (v,), apply, OK0)
     return v, None
@@ -124,25 +124,25 @@ def load_fast_load_fast(m, f, ins, i):
 @op("LOAD_FAST_AND_CLEAR")
 def load_fast_and_clear(m, f, ins, i):
     f.push(f.local(ins.argval))
-    f.locals[ins.argval] = UNBOUND
+    f.set_local(ins.argval, UNBOUND)
 
 
 @op("STORE_FAST", "STORE_FAST_MAYBE_NULL")
 def store_fast(m, f, ins, i):
-    f.locals[ins.argval] = f.pop()
+    f.set_local(ins.argval, f.pop())
 
 
 @op("STORE_FAST_STORE_FAST")
 def store_fast_store_fast(m, f, ins, i):
     first, second = ins.argval
-    f.locals[first] = f.pop()
-    f.locals[second] = f.pop()
+    f.set_local(first, f.pop())
+    f.set_local(second, f.pop())
 
 
 @op("STORE_FAST_LOAD_FAST")
 def store_fast_load_fast(m, f, ins, i):
     first, second = ins.argval
-    f.locals[first] = f.pop()
+    f.set_local(first, f.pop())
     f.push(_bound(m, f, second, i, checked=False)[0])
 
 
@@ -151,7 +151,7 @@ def delete_fast(m, f, ins, i):
     v, event = _bound(m, f, ins.argval, i)
     if event is not None:
         return event
-    f.locals[ins.argval] = UNBOUND
+    f.set_local(ins.argval, UNBOUND)
 
 
 # -- cells: read and written through events (a closure may run in any call) ------------

@@ -32,25 +32,29 @@ class Difference(Exception):
 
 
 class Explorer:
-    def __init__(self, machine_a, machine_b, registry, nested, budget):
+    def __init__(self, machine_a, machine_b, registry, nested, budget, prune=True):
         self.ma, self.mb = machine_a, machine_b
+        self.prune = prune  # superseded lineages are dropped (``Lineage``)
         self.registry = registry
         self.nested = nested
         self.budget = budget
-        self.stored = {}  # (positions, shapes) -> [(node number, ProductState)]
+        # (positions, stack depths) -> [[shapes or None, [_Stored]]]
+        self.stored = {}
         self.generations = {}  # node number -> how many joins it has seen
         self.visits = 0
 
     def run(self, start):
-        queue = deque(self._advance(start.fa, start.fb, start.pairing, start.decisions))
+        queue = deque(self._advance(start.fa, start.fb, start.pairing, start.decisions, None))
         while queue:
+            state = queue.popleft()
+            if state.origin is not None and state.origin.dead:
+                continue  # what it stands for is explored from a joined state (``Lineage``)
             self.visits += 1
             if self.visits > self.budget:
                 raise ModelLimit("more than %d joined states to explore" % self.budget)
-            state = queue.popleft()
             queue.extend(self._step(state))
 
-    def _advance(self, fa, fb, pairing, decisions):
+    def _advance(self, fa, fb, pairing, decisions, origin):
         """Run both sides to their next stops: the product states reached."""
         out = []
         self.mb.pairing = pairing
@@ -59,7 +63,7 @@ class Explorer:
         for i, (ga, da, _) in enumerate(stops_a):
             # the callers give ``fb`` away: the last run of B may take it
             for gb, db, _ in self.mb.run(fb.copy() if i < last else fb, da):
-                out.append(ProductState(ga, gb, pairing.copy(), db))
+                out.append(ProductState(ga, gb, pairing.copy(), db, origin))
         return out
 
     def _step(self, state):
@@ -67,26 +71,63 @@ class Explorer:
         if fa.result is not None or fb.result is not None:
             self._finish(state)
             return []
-        key = (fa.pc, fb.pc, shape(fa), shape(fb))
-        variants = self.stored.setdefault(key, [])
-        for k, (node, stored) in enumerate(variants):
-            generation = self.generations[node] = self.generations[node] + 1
-            joined = join(node, generation, stored, state)
+        variants = self._variants(state)
+        if any(n.dead for n in variants):
+            variants[:] = [n for n in variants if not n.dead]
+        for n in variants:
+            generation = self.generations[n.node] = self.generations[n.node] + 1
+            joined = join(n.node, generation, n.state, state)
             if joined is None:
                 continue  # incompatible: try the next variant
-            state, changed = joined
+            n.joined = True
+            joined, changed = joined
             if not changed:
                 return []
-            variants[k] = (node, state)
-            return self._outcomes(node, state)
+            n.state = joined
+            if self.prune:
+                n.lineage.supersede()
+                n.lineage = Lineage()
+            return self._outcomes(n, joined)
         if len(variants) >= _MAX_VARIANTS:
             raise ModelLimit("more than %d incompatible states meet at one point" % _MAX_VARIANTS)
+        stored = self._new_node(state)
+        variants.append(stored)
+        return self._outcomes(stored, state)
+
+    def _new_node(self, state):
         node = len(self.generations)
         self.generations[node] = 0
-        variants.append((node, state))
-        return self._outcomes(node, state)
+        stored = _Stored(node, state)
+        if state.origin is not None:
+            state.origin.children.append(stored)
+        return stored
 
-    def _outcomes(self, node, state):
+    def _variants(self, state):
+        """The states stored where ``state`` stands (both positions and ``shape``s alike,
+        ``_Stored``), a list to append to. A shape is
+        computed only when a second state comes to the same positions and depths (on a
+        deep stack it costs a walk of the stack, and most positions of straight-line code
+        are reached once), from the first state stored there, which no join has changed
+        yet."""
+        fa, fb = state.fa, state.fb
+        key = (fa.pc, fb.pc, len(fa.stack), len(fb.stack))
+        groups = self.stored.get(key)
+        if groups is None:
+            self.stored[key] = groups = [[None, []]]
+            return groups[0][1]
+        wanted = (shape(fa), shape(fb))
+        for group in groups:
+            if group[0] is None:
+                first = group[1][0].state
+                group[0] = (shape(first.fa), shape(first.fb))
+            if group[0] == wanted:
+                return group[1]
+        variants = []
+        groups.append([wanted, variants])
+        return variants
+
+    def _outcomes(self, stored, state):
+        node, origin = stored.node, stored.lineage
         fa, fb = state.fa, state.fb
         self.ma.decisions = self.mb.decisions = state.decisions
         self.mb.pairing = state.pairing
@@ -109,7 +150,7 @@ class Explorer:
             self.ma.resume(ga, ev_a, label, results, exc)
             self.mb.resume(gb, ev_b, label, results, exc)
             forget_escaped(ga, gb, pairing, (node, label))
-            out.extend(self._advance(ga, gb, pairing, decisions))
+            out.extend(self._advance(ga, gb, pairing, decisions, origin))
         return out
 
     def _same_event(self, state, fa, fb, pairing, ev_a, ev_b):
@@ -156,6 +197,49 @@ class Explorer:
             raise Difference("the original %s, the candidate %s%s" % (
                 terminal_text(fa), terminal_text(fb), "; inside: %s" % c.why if c.why else ""),
                 state, terminal_text(fa), terminal_text(fb))
+
+
+class _Stored:
+    """The state stored at a node, and the lineage of the states explored from it."""
+
+    __slots__ = ("node", "state", "lineage", "joined", "dead")
+
+    def __init__(self, node, state):
+        self.node, self.state = node, state
+        self.lineage = Lineage()
+        self.joined = False  # another state was joined into it (it covers more than its lineage)
+        self.dead = False
+
+
+class Lineage:
+    """The states explored from one stored state, until a join changes that state.
+
+    When another state is joined into a stored one and changes it, the joined state is
+    explored from there, and it covers everything the stored one stood for: the states
+    explored from the stored one before are *superseded*. Those still queued are dropped,
+    and so are the states stored from them (and, in turn, what was explored from those),
+    unless another state was joined into one of them: such a state stands for more than
+    what it was explored from and stays. (Otherwise the exploration of the stored state
+    would go on beside the joined one's, one step ahead, and be joined with it at every
+    step: after a loop, the path that leaves it at its first test runs to the end, and
+    the path of the joined loop state behind it.)"""
+
+    __slots__ = ("children", "dead")
+
+    def __init__(self):
+        self.children = []  # the _Stored states first reached by states of this lineage
+        self.dead = False
+
+    def supersede(self):
+        work = [self]
+        while work:
+            lineage = work.pop()
+            lineage.dead = True
+            for stored in lineage.children:
+                if not stored.joined and not stored.dead:
+                    stored.dead = True
+                    work.append(stored.lineage)
+            lineage.children = []
 
 
 def forget_truths(decisions, operands):

@@ -37,11 +37,15 @@ class _Recorder:
         self.keep = []  # containers seen: kept alive so that their ids are not reused
 
     def record(self, op, *operands, result=True):
+        # (few Python calls per operation: under the run's trace function each costs two)
         if len(self.events) >= _MAX_EVENTS:
             raise _Budget()
-        self.events.append((op,) + tuple(self.canon(o) for o in operands))
+        event = [op]
+        for o in operands:
+            event.append(("P", _get(o, "_label")) if isinstance(o, Proxy) else self.canon(o))
+        self.events.append(tuple(event))
         if result:
-            return Proxy(self, "R%d" % (len(self.events) - 1))
+            return _proxy(self, "R%d" % (len(self.events) - 1))
         return None
 
     def decide(self, proxy):
@@ -94,6 +98,17 @@ def _op(name):
 
     method.__name__ = name
     return method
+
+
+_get, _set = object.__getattribute__, object.__setattr__
+
+
+def _proxy(rec, label):
+    """``Proxy(rec, label)`` without a Python call to ``__init__``."""
+    p = object.__new__(Proxy)
+    _set(p, "_rec", rec)
+    _set(p, "_label", label)
+    return p
 
 
 class Proxy:
@@ -283,7 +298,7 @@ def _relabel(event, labels):
             name = event[1][2:]
             if name in labels:
                 return ("P", "K:" + labels[name])
-        return tuple(_relabel(e, labels) for e in event)
+        return tuple([_relabel(e, labels) for e in event])
     return event
 
 

@@ -40,12 +40,13 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
     heads being emitted: ``Loops``), ``_active`` (``seq`` calls in progress) and
     ``_clause_returns`` (``Trys``)."""
 
-    def __init__(self, code, instrs, entries, executor, merge_tails=False):
+    def __init__(self, code, instrs, entries, executor, merge_tails=False, matches=None):
         self.code = code
         # joining copied exits helps rebuild compiler output; Dynamo's arms keep values on
         # the stack up to their own return, so temporaries mode keeps the blocks apart
         present = {i.opname for i in instrs}
-        self.matches = patterns.find_matches(instrs, present, code)
+        # (``matches``: the caller's, found by another Emitter of the same ``instrs``)
+        self.matches = patterns.find_matches(instrs, present, code) if matches is None else matches
         starts = set()
         if "PREP_RERAISE_STAR" in present:
             starts |= after_except_star(instrs)

@@ -202,15 +202,17 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
         """How many values at the bottom of ``items`` are the ones the last flush left
         (by identity): each of them was settled, starred or a local variable's read, so
         the loop above would pass it again, unless a name in ``rebound`` is one of those
-        variables (then 0). A deep stack is thus not walked again at every statement."""
+        variables (then 0). A deep stack is thus not walked again at every statement.
+        Most often all of ``clean`` is still there: list equality tells so at memory speed
+        (an expression node equals only itself; a value equal to another without being
+        it is no expression, settled, and passed by the loop all the same)."""
         clean = self._clean
         if not clean or not rebound.isdisjoint(self._clean_names):
             return 0
-        same = list(map(is_, items, clean))  # (as long as the shorter)
-        try:
-            return same.index(False)
-        except ValueError:
-            return len(same)
+        n = min(len(items), len(clean))
+        if items[:n] == clean[:n]:
+            return n
+        return _same_prefix(items, clean)
 
     _PERMUTED = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}
 
@@ -321,10 +323,17 @@ class Executor(LoadsStores, Operators, Calls, FlowOps, Templates):
             # (a handler's exception popped), what was pushed instead belongs to the
             # statement (a call of a callable loaded before a conditional expression
             # or an inlined comprehension, whose arms or loop began this block)
-            k = 0
-            while k < len(stack) and stack[k] is before[k]:
-                k += 1
-            self._base = k
+            self._base = _same_prefix(stack, before)
+
+
+def _same_prefix(a, b):
+    """How many values at the bottom of ``a`` and ``b`` are the same objects (compared at
+    C speed: a call can take hundreds of values from the stack, Dynamo's graph call ~600)."""
+    same = list(map(is_, a, b))  # (as long as the shorter)
+    try:
+        return same.index(False)
+    except ValueError:
+        return len(same)
 
 
 _HANDLERS = {}  # executor class -> {opname: its ``op_<opname>`` function}
