@@ -97,7 +97,7 @@ def deep_table(rows, data):
                      "%.0f ms per 1000 instructions" % slope if slope is not None else "one size only",
                      ", ".join("%s %s" % kv for kv in sorted(targets.items())),
                      "; ".join(verdicts) or "-", data["load"],
-                     " %d alternations ran at a time (`--jobs %d`)." % (jobs, jobs) if jobs > 1 else ""))
+                     " %d alternations ran at a time." % jobs if jobs > 1 else ""))
     return lines
 
 

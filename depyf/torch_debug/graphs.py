@@ -31,6 +31,7 @@ follows as comments) and the function's code object is re-pointed at the file, s
 debugger breakpoints in e.g. ``__compiled_fn_1.Forward_graph.0.py`` (aot_eager) or
 ``__compiled_fn_1.Captured_Graph.0.py`` (eager backend) are hit.
 """
+import functools
 import re
 
 from . import adapter, graph_runner
@@ -102,8 +103,11 @@ def as_valid_python(text):
     ) + "\n"
 
 
+@functools.lru_cache(maxsize=8)
 def compiles(text):
-    """Whether ``text`` is valid Python (what py_compile checks, without writing a .pyc)."""
+    """Whether ``text`` is valid Python (what py_compile checks, without writing a .pyc).
+    Remembered for the last few texts: one printout is checked for its input specs and
+    again for each stage file that shows it (a deep model's printout is about 1 MB)."""
     try:
         compile(text, "<depyf graph>", "exec", dont_inherit=True)
         return True
