@@ -229,3 +229,28 @@ def breaks_from_clauses_of_a_loop_that_ends_a_try_body(plan):
             res.append("stop")
             break
     return res
+
+
+@case((([None, KeyError(1)], [IndexError()]),), (([KeyError("k")], [None, IndexError()]),))
+def loop_ending_try_body_whose_try_body_raises_on_a_test(plan):
+    """Found reducing test_asyncgen's async_iterate: the inner loop's try body raises in an
+    `if` (a block of the try body that is no way on), and its except clause breaks: the
+    clause's way out is where the loop ends (3.9+)."""
+    res = []
+    rounds = iter(plan)
+    while True:
+        steps = iter(next(rounds))
+        try:
+            while True:
+                try:
+                    step = next(steps)
+                    if step is not None:
+                        raise step
+                    res.append(1)
+                except KeyError as ex:
+                    res.append(ex.args[0])
+                    break
+        except IndexError:
+            res.append(0)
+            break
+    return res

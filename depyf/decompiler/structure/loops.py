@@ -135,7 +135,9 @@ class Loops:
         body (it does not go back to the head), so the body's own edges miss that exit."""
         out = set()
         for target, protected in self._protected.items():
-            if target in body or not protected or not set(protected) <= body:
+            # (a block of the try body that only raises, `if c: raise e`, is no way on)
+            if target in body or not protected or not set(protected) & body or \
+                    not all(b in body or self._only_raises(b) for b in protected):
                 continue
             entry = self.cfg[protected[0]].handler
             if self.handler_kind.get(target, "try") != "try":
