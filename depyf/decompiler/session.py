@@ -131,11 +131,13 @@ class DecompileSession:
     def _statements(self, code, instrs, entries, order):
         """The ladder of readings: copied tails joined in ``order[0]``, then in
         ``order[1]``, then values bound to temporaries; ``reading`` starts further down."""
-        none = []  # found no match statement in ``instrs``: the next reading need not look
+        matches = None  # {} once a reading found no match statement: the next need not look
 
         def emitter(ex, merge_tails=False):
-            e = Emitter(code, instrs, entries, ex, merge_tails, matches={} if none else None)
-            none[:] = [] if e.matches else [True]
+            nonlocal matches
+            e = Emitter(code, instrs, entries, ex, merge_tails, matches=matches)
+            if not e.matches:
+                matches = {}
             return e
         if self.reading == "flipped":
             order = order[::-1]

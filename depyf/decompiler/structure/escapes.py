@@ -7,6 +7,7 @@ from ..mismatch import Mismatch
 from ...bytecode import versions as V
 from ..symbolic import markers as M
 from ..rewrite.tree import all_paths_end
+from .helpers import const_returned
 
 
 class Escapes:
@@ -49,9 +50,8 @@ class Escapes:
         if at is None or at != ctx.region_exit or ctx.escape is None or \
                 not any(isinstance(s, M.WithExitStmt) for s in more):
             return False
-        ins = self.cfg[at].instrs
-        return len(ins) == 2 and ins[0].opname == "LOAD_CONST" and ins[0].argval is None and \
-            ins[1].opname == "RETURN_VALUE"
+        returned = const_returned(self.cfg[at].instrs)
+        return returned is not None and returned.argval is None
 
     def _constant_return_out(self, bid, ctx):
         """Whether reaching ``bid``, the block after the try body of ``ctx``, is the way
@@ -63,8 +63,7 @@ class Escapes:
     def _constant_return(self, bid):
         """Whether block ``bid`` is `LOAD_CONST; RETURN_VALUE` where that is reached by
         leaving try bodies (POP_BLOCK) first (up to 3.10)."""
-        return V.CONST_RETURN_AFTER_POP_BLOCK and \
-            [i.opname for i in self.cfg[bid].instrs] == ["LOAD_CONST", "RETURN_VALUE"]
+        return V.CONST_RETURN_AFTER_POP_BLOCK and const_returned(self.cfg[bid].instrs) is not None
 
     def _return_past_region_end(self, ctx, stack, value, at=None):
         """The rest of the way of a `return` whose value reached the end of the try or

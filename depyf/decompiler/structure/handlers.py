@@ -69,8 +69,9 @@ class Handlers:
         if nxt.handler is blk.handler or nxt.handler is not None and blk.handler is not None and \
                 nxt.handler.target == blk.handler.target:
             return None
-        if self.cfg.jump_only_target(blk.end) is not None:
-            return self.cfg.jump_only_target(blk.end)
+        to = self.cfg.jump_only_target(blk.end)
+        if to is not None:
+            return to
         if blk.last.opname == "POP_EXCEPT" and nxt.instrs[0].opname == "POP_EXCEPT":
             return blk.end
         return None
