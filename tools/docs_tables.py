@@ -295,15 +295,22 @@ def cli_block():
 
 # ---- pages --------------------------------------------------------------------------------
 
+def matrix_summary_block():
+    """README.md's short form of the torch matrix (``docs_matrix.matrix_summary``)."""
+    data = _read("torch-matrix")
+    return docs_matrix.matrix_summary(data) if data and data.get("rows") else [
+        "*Not measured yet:* `python tools/docs_tables.py record torch-matrix -- SESSION`."]
+
+
+# the blocks made from something other than one measurement's data file
+OTHER_BLOCKS = {"cli": cli_block, "torch-matrix-summary": matrix_summary_block}
+
+
 def generate(name):
-    if name == "cli":
-        return cli_block()
+    if name in OTHER_BLOCKS:
+        return OTHER_BLOCKS[name]()
     if name in MEASUREMENTS:
         return measurement_block(name)
-    if name == "torch-matrix-summary":  # (README.md)
-        data = _read("torch-matrix")
-        return docs_matrix.matrix_summary(data) if data and data.get("rows") else [
-            "*Not measured yet:* `python tools/docs_tables.py record torch-matrix -- SESSION`."]
     raise KeyError("no generator for block %r" % name)
 
 
