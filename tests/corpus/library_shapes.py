@@ -449,3 +449,79 @@ def constant_return_in_else_of_try_starting_try_body(kind):
     except:
         log.append("except")
         raise
+
+
+@case(([1, 2, 2, 5], [2, 3, 5, 5]), ([1, 1], [1]), ([], [4]), ([3], [1, 1, 3]),
+      ([1, 1, 3], [3]), ([2, 2], [2, 2, 4]))
+def inner_loops_of_a_try_body_in_while_true(expected, actual):
+    """unittest.util.sorted_list_difference: `while` loops inside the try body of a
+    `while True` left only by the `break` of its except clause. From an inner loop every
+    path of the outer body goes around the outer loop or raises: the clause's `break` is
+    no way out of the inner loops."""
+    i = j = 0
+    missing = []
+    unexpected = []
+    while True:
+        try:
+            e = expected[i]
+            a = actual[j]
+            if e < a:
+                missing.append(e)
+                i += 1
+                while expected[i] == e:
+                    i += 1
+            elif e > a:
+                unexpected.append(a)
+                j += 1
+                while actual[j] == a:
+                    j += 1
+            else:
+                i += 1
+                try:
+                    while expected[i] == e:
+                        i += 1
+                finally:
+                    j += 1
+                    while actual[j] == a:
+                        j += 1
+        except IndexError:
+            missing.extend(expected[i:])
+            unexpected.extend(actual[j:])
+            break
+    return missing, unexpected
+
+
+@case(("ab", [" a", "b", "cb"], 1), ("a", ["x", "ya", "z"], 1), ("q", ["ab", "cd"], 1),
+      (" ", ["x", " y"], 1), ("b", ["b", "b"], 1), ("", ["x"], 1), ("a", ["a"], 5),
+      ("q", ["ab", "cd", ""], 1))
+def inner_for_else_continue_then_break_outer_for_else_returns(chars, parts, limit):
+    """email.header._ValueFormatter._append_chunk: in an if, a for loop in a for loop,
+    the inner one left by `break`s, its else clause `continue`, then `break`; the outer
+    else clause always returns. The inner loop's ways out meet only past the outer loop:
+    no place after the inner loop where its break and its else clause both go on (3.8,
+    3.9)."""
+    found = [len(parts)]
+    if len(parts) > limit:
+        for ch in chars:
+            for i in range(len(parts) - 1, 0, -1):
+                if ch.isspace():
+                    first = parts[i][0]
+                    if first and first == ch:
+                        break
+                prev = parts[i - 1]
+                if prev and prev[-1] == ch:
+                    break
+            else:
+                continue
+            break
+        else:
+            last = parts.pop()
+            if found[0] > 2:
+                found.append(last)
+                if not last:
+                    last = " "
+            found.append(last)
+            return found
+        found.append(parts[i:])
+        found.append(i)
+    return found

@@ -135,9 +135,10 @@ class Loops:
         body (it does not go back to the head), so the body's own edges miss that exit."""
         out = set()
         for target, protected in self._protected.items():
-            # (a block of the try body that only raises, `if c: raise e`, is no way on)
+            # (a block of the try body that only raises, `if c: raise e`, is no way on;
+            # one that loops back into the body is part of an outer loop's body)
             if target in body or not protected or not set(protected) & body or \
-                    not all(b in body or self._only_raises(b) for b in protected):
+                    not all(b in body or self._raises_away(b, body) for b in protected):
                 continue
             entry = self.cfg[protected[0]].handler
             if self.handler_kind.get(target, "try") != "try":
@@ -146,6 +147,11 @@ class Loops:
             if after is not None and after not in body:
                 out.add(after)
         return out
+
+    def _raises_away(self, bid, body):
+        """Whether every path from block ``bid`` raises without coming back into ``body``
+        (a path that never ends, around an outer loop, does not count as raising)."""
+        return self._only_raises(bid) and not self.cfg.reachable(bid, set()) & body
 
     def _follow_of(self, cands, exits, ctx, for_exit):
         """Where a loop whose ways out lead to ``cands`` ends."""
@@ -203,7 +209,12 @@ class Loops:
         if not {self.cfg.alias.get(e, e) for e in exits} & cands:
             return None  # (`while True:`: its breaks alone tell where it ends)
         merge = self.cfg.postdominator_merge(sorted(cands), sinks, ctx.region, ignore_terminal=True)
-        return merge if merge is not None and merge not in cands else None
+        if merge is None or merge in cands:
+            return None
+        # (every way out goes on there: an else clause that always returns is no such way)
+        if not all(merge in self.cfg.reachable(c, sinks, ctx.region) for c in cands):
+            return None
+        return merge
 
     def _emit_for(self, blk, body, ctx, stack):
         # (3.13 copies a small exit after the loop into each `break`: the copies are one)
