@@ -27,7 +27,7 @@ def input_specs(printout):
     compiles (``graphs.as_valid_python``'s); its ``def forward`` line is read alone when it
     holds the whole signature (torch prints it so), since parsing a deep model's whole
     graph costs as much as printing it."""
-    specs = _one_line_specs(printout)
+    specs = header_specs(printout)
     if specs is not None:
         return specs
     try:
@@ -46,17 +46,27 @@ def _forward_specs(tree):
     return None
 
 
-def _one_line_specs(printout):
+def header_specs(printout):
     """The specs of the least indented ``def forward(`` line (the first of them: the one
-    ``ast.walk`` meets first) when that line parses as a whole ``def`` header; else None."""
+    ``ast.walk`` meets first) when that line, or the lines up to the one that closes the
+    signature at the same indent (AOTAutograd prints one input a line), parse as a whole
+    ``def`` header; else None."""
     best = None
     for m in _FORWARD.finditer(printout):
         if best is None or len(m.group(1)) < len(best.group(1)):
             best = m
     if best is None or "\t" in best.group(1):
         return None
+    header = best.group(0).strip()
+    if not header.endswith(":"):
+        close = printout.find("\n" + best.group(1) + ")", best.end())
+        end = printout.find("\n", close + 1) if close >= 0 else -1
+        if end < 0:
+            return None
+        header = "\n".join(line[len(best.group(1)):] if line.startswith(best.group(1)) else line
+                           for line in printout[best.start():end].splitlines())
     try:
-        tree = ast.parse(best.group(0).strip() + "\n    pass\n")
+        tree = ast.parse(header + "\n    pass\n")
     except SyntaxError:
         return None
     return _forward_specs(tree)

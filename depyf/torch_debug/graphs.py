@@ -160,7 +160,11 @@ class _Entry:
         """The payload's input specs, read once (a stage file is rewritten when another
         FX source is linked to it)."""
         if self.specs is _UNREAD:
-            self.specs = graph_runner.input_specs(as_valid_python(self.payload))
+            # (the signature alone when it parses: a deep model's printout is megabytes,
+            # and a linked file holds it only as comments)
+            self.specs = graph_runner.header_specs(self.payload)
+            if self.specs is None:
+                self.specs = graph_runner.input_specs(as_valid_python(self.payload))
         return self.specs
 
 

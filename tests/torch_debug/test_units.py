@@ -204,9 +204,24 @@ def test_input_specs_read_from_the_def_line_are_the_parsed_ones():
         '        return (b,)\n',
         'def forward(self, x: "f32[1][1]cpu"): return (x,)\n',
         'class GraphModule(torch.nn.Module):\n    def other(self, x):\n        return x\n',
+        # AOTAutograd's printouts: one input a line, each with a comment
+        'class GraphModule(torch.nn.Module):\n    def forward(\n'
+        '        self,\n        primals_1: "f32[4][1]cpu",  # PlainAOTInput(idx=0)\n'
+        '        primals_2: "i64[2, 8][8, 1]cpu",  # PlainAOTInput(idx=1)\n    ):\n'
+        '        # File: m.py:3 in forward, code: y = f(x)\n        return (primals_1,)\n'
+        '    class inner(torch.nn.Module):\n        def forward(self, a):\n            return (a,)\n',
+        'class joint_helper(torch.nn.Module):\n    def forward(\n        self, primals, tangents\n'
+        '    ) -> "tuple":\n        return (primals,)\n',
+        # no line closes the signature at its indent: the whole printout is parsed
+        'class GraphModule(torch.nn.Module):\n    def forward(self,\n        a: "f32[1][1]cpu"):\n'
+        '        return (a,)\n',
     ]
     for text in printouts:
         assert graph_runner.input_specs(text) == graph_runner._forward_specs(ast.parse(text)), text
+    for text in printouts[5:7]:  # read from the signature's lines alone
+        assert graph_runner.header_specs(text) == graph_runner._forward_specs(ast.parse(text)), text
+    assert graph_runner.header_specs(printouts[5]) == [
+        ("primals_1", "f32[4][1]cpu"), ("primals_2", "i64[2, 8][8, 1]cpu")]
     assert graph_runner.input_specs(printouts[0]) == [("L_x_", "f32[10][1]cpu"), ("s0", "Sym(s0)")]
     assert graph_runner.input_specs(printouts[2]) == [("b", "i64[3][1]cpu"), ("c", "f32[1][1]cpu")]
     assert graph_runner.input_specs(printouts[4]) is None
