@@ -220,3 +220,28 @@ def test_the_fast_library_subset_changes_nothing(tmp_path):
     assert totals["proven"] == totals["modules"], report.format_table(result)
     assert totals["changed"] == 0 and totals["harness_problems"] == 0, report.format_table(result)
     assert totals["same"] > 0 and not report.failed(result["modules"]), report.format_table(result)
+
+
+def test_decompile_only_prints_what_is_not_proven(monkeypatch, capsys):
+    """``--decompile-only`` runs no test: it decompiles the chosen modules' files, exits 0
+    when all are proven, and names each refused file with the checker's reason (exit 1)."""
+    import depyf
+    from depyf.errors import UnprovenError
+    from depyf.verify.cpython_tests.__main__ import main
+
+    assert main(["--decompile-only", "--modules", "colorsys,bisect"]) == 0
+    out = capsys.readouterr().out
+    assert "library: 2 files of 2 modules decompiled, 2 proven, 0 not proven" in out
+
+    real = depyf.decompile_module
+
+    def refuse_bisect(code):
+        if code.co_filename.endswith("bisect.py"):
+            raise UnprovenError("no", source="x = 1\n")
+        return real(code)
+
+    monkeypatch.setattr(depyf, "decompile_module", refuse_bisect)
+    assert main(["--decompile-only", "--modules", "colorsys,bisect"]) == 1
+    out = capsys.readouterr().out
+    assert "library unproven bisect.py: " in out and out.count("\n") == 2
+    assert "1 proven, 1 not proven" in out

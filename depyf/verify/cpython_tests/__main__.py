@@ -3,6 +3,7 @@
     python -m depyf.verify.cpython_tests [--mode library|language] [--modules a,b] [--ci]
         [--json PATH] [--timeout S] [--per-test S] [--decompile-timeout S]
         [--proven-only] [--always-control] [--keep DIR] [--list] [--report PATH]
+        [--decompile-only]
 
 Prints a table (one line per module, then the totals, every changed outcome, every
 source-text dependent and flaky test, the refusals grouped by cause and the modules left
@@ -12,7 +13,7 @@ import argparse
 import json
 import sys
 
-from . import report, run, targets
+from . import report, run, targets, texts
 from .referee import Options
 
 
@@ -42,6 +43,8 @@ def main(argv=None):
     p.add_argument("--report", metavar="PATH", help="print the table of a saved --json file "
                                                     "(and exit with its status)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--decompile-only", action="store_true",
+                   help="run no test: decompile every file and print those not proven")
     args = p.parse_args(argv)
 
     if args.report:
@@ -61,6 +64,8 @@ def main(argv=None):
             for name, why in excluded:
                 print(mode, name, "EXCLUDED:", why)
         return 0
+    if args.decompile_only:
+        return decompile_only(modes, names, args.ci, args.decompile_timeout, args.json)
     progress = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     options = Options(decompile_timeout=args.decompile_timeout, timeout=args.timeout,
                       per_test=args.per_test, proven_only=args.proven_only,
@@ -77,6 +82,32 @@ def main(argv=None):
     if args.json:
         report.write_json(args.json, _combined(results))
     return 1 if any(report.failed(r["modules"]) for r in results) else 0
+
+
+def decompile_only(modes, names, ci, timeout, json_path=None):
+    """Decompile the files of the chosen targets; print each file not proven (status,
+    reasons) and a summary line per mode. 1 if any file is not proven."""
+    found = []
+    for mode in modes:
+        chosen, _ = targets.select(mode, names, ci)
+        done = []
+        for target in chosen:
+            for rel, path, decompile in target.files:
+                if not decompile:
+                    continue
+                text = texts.decompile_file(rel, path, timeout=timeout)
+                done.append(dict(text.to_json(), mode=mode, target=target.name))
+                if text.status != "proven":
+                    print("%s %s %s: %s" % (mode, text.status, rel, "; ".join(text.reasons)),
+                          flush=True)
+        bad = sum(1 for d in done if d["status"] != "proven")
+        print("%s: %d files of %d modules decompiled, %d proven, %d not proven (Python %d.%d)" % (
+            mode, len(done), len(chosen), len(done) - bad, bad, *sys.version_info[:2]))
+        found.extend(done)
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump({"python": "%d.%d.%d" % sys.version_info[:3], "files": found}, f, indent=1)
+    return 1 if any(d["status"] != "proven" for d in found) else 0
 
 
 def _combined(results):
