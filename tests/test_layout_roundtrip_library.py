@@ -256,6 +256,34 @@ SNIPPETS = {
                 f.close()
                 raise
     ''',
+    # 3.12+: the jump back into the `yield from` after CLEANUP_THROW, left unprotected
+    "yield_from_in_while_true_starting_try_finally": '''
+        def f(pullparser, source, close_source):
+            try:
+                while True:
+                    yield from pullparser.read_events()
+                    data = source.read(16384)
+                    if not data:
+                        break
+                    pullparser.feed(data)
+                root = pullparser._close_and_return_root()
+                yield from pullparser.read_events()
+            finally:
+                if close_source:
+                    source.close()
+    ''',
+    # the same with `await` in a coroutine
+    "await_in_while_true_starting_try_finally": '''
+        async def f(p, c):
+            try:
+                while True:
+                    await p()
+                    if not c:
+                        break
+            finally:
+                if c:
+                    p()
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -525,3 +525,44 @@ def inner_for_else_continue_then_break_outer_for_else_returns(chars, parts, limi
         found.append(parts[i:])
         found.append(i)
     return found
+
+
+class _Chunks:
+    def __init__(self, chunks, log):
+        self.chunks, self.log, self.events = list(chunks), log, []
+
+    def read_events(self):
+        events, self.events = self.events, []
+        return iter(events)
+
+    def read(self, size):
+        return self.chunks.pop(0)[:size] if self.chunks else ""
+
+    def feed(self, data):
+        self.events.extend(data)
+
+    def close(self):
+        self.log.append("closed")
+
+
+@case((["ab", "c"], True), (["xyz"], False), ([], True))
+def yield_from_in_while_true_starting_try_finally(chunks, close):
+    """xml.etree.ElementTree.iterparse.<locals>.iterator (3.13): the try body is a
+    `while True` loop from its first instruction; 3.12+ leaves the jump back into the
+    `yield from` after its CLEANUP_THROW unprotected, so that block, in the loop but not
+    in the try's range, had the try read inside the loop."""
+    log = []
+    src = _Chunks(chunks, log)
+    try:
+        while True:
+            yield from src.read_events()
+            data = src.read(2)
+            if not data:
+                break
+            src.feed(data)
+        yield "end"
+    finally:
+        if close:
+            src.close()
+    yield log
+

@@ -51,6 +51,14 @@ class Trys:
         to = self.cfg.target(blk.last)
         return to in region and t not in self.latches.get(to, ())
 
+    def _thrown_in_return(self, bid, region):
+        """Whether block ``bid`` is the jump back into ``region`` after the CLEANUP_THROW of
+        a `yield from`/`await` inside it (3.12+ leaves that jump unprotected): part of the
+        region's code, not of a loop around it."""
+        preds = self.cfg[bid].preds
+        return bool(preds) and all(self.cfg[p].instrs[0].opname == "CLEANUP_THROW" for p in preds) \
+            and self._jumps_into(bid, region)
+
     def _laid_out_at(self, t, region):
         """Where the way out of ``region`` to block ``t`` lies in layout: the latest of
         the places its edges went to before the copies of an exit were joined (3.10+
