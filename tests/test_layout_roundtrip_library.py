@@ -284,6 +284,36 @@ SNIPPETS = {
                 if c:
                     p()
     ''',
+    # 3.13: the break's jump past the try, laid out before the else clause's `return`
+    "break_from_for_with_returning_else_inside_try": '''
+        def f(opt_cfiles, expect, quiet, fullname):
+            try:
+                for cfile in opt_cfiles.values():
+                    with open(cfile, 'rb') as chandle:
+                        actual = chandle.read(12)
+                    if expect != actual:
+                        break
+                else:
+                    return True
+            except OSError:
+                pass
+            if not quiet:
+                print(fullname)
+            return False
+    ''',
+    "if_arm_past_returning_else_inside_try": '''
+        def f(a, q):
+            try:
+                if a:
+                    q.x()
+                else:
+                    return 1
+            except OSError:
+                pass
+            if not q:
+                print('x')
+            return 2
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
