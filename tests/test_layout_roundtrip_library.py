@@ -256,6 +256,64 @@ SNIPPETS = {
                 f.close()
                 raise
     ''',
+    # 3.12+: the jump back into the `yield from` after CLEANUP_THROW, left unprotected
+    "yield_from_in_while_true_starting_try_finally": '''
+        def f(pullparser, source, close_source):
+            try:
+                while True:
+                    yield from pullparser.read_events()
+                    data = source.read(16384)
+                    if not data:
+                        break
+                    pullparser.feed(data)
+                root = pullparser._close_and_return_root()
+                yield from pullparser.read_events()
+            finally:
+                if close_source:
+                    source.close()
+    ''',
+    # the same with `await` in a coroutine
+    "await_in_while_true_starting_try_finally": '''
+        async def f(p, c):
+            try:
+                while True:
+                    await p()
+                    if not c:
+                        break
+            finally:
+                if c:
+                    p()
+    ''',
+    # 3.13: the break's jump past the try, laid out before the else clause's `return`
+    "break_from_for_with_returning_else_inside_try": '''
+        def f(opt_cfiles, expect, quiet, fullname):
+            try:
+                for cfile in opt_cfiles.values():
+                    with open(cfile, 'rb') as chandle:
+                        actual = chandle.read(12)
+                    if expect != actual:
+                        break
+                else:
+                    return True
+            except OSError:
+                pass
+            if not quiet:
+                print(fullname)
+            return False
+    ''',
+    "if_arm_past_returning_else_inside_try": '''
+        def f(a, q):
+            try:
+                if a:
+                    q.x()
+                else:
+                    return 1
+            except OSError:
+                pass
+            if not q:
+                print('x')
+            return 2
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -525,3 +525,93 @@ def inner_for_else_continue_then_break_outer_for_else_returns(chars, parts, limi
         found.append(parts[i:])
         found.append(i)
     return found
+
+
+class _Chunks:
+    def __init__(self, chunks, log):
+        self.chunks, self.log, self.events = list(chunks), log, []
+
+    def read_events(self):
+        events, self.events = self.events, []
+        return iter(events)
+
+    def read(self, size):
+        return self.chunks.pop(0)[:size] if self.chunks else ""
+
+    def feed(self, data):
+        self.events.extend(data)
+
+    def close(self):
+        self.log.append("closed")
+
+
+@case((["ab", "c"], True), (["xyz"], False), ([], True))
+def yield_from_in_while_true_starting_try_finally(chunks, close):
+    """xml.etree.ElementTree.iterparse.<locals>.iterator (3.13): the try body is a
+    `while True` loop from its first instruction; 3.12+ leaves the jump back into the
+    `yield from` after its CLEANUP_THROW unprotected, so that block, in the loop but not
+    in the try's range, had the try read inside the loop."""
+    log = []
+    src = _Chunks(chunks, log)
+    try:
+        while True:
+            yield from src.read_events()
+            data = src.read(2)
+            if not data:
+                break
+            src.feed(data)
+        yield "end"
+    finally:
+        if close:
+            src.close()
+    yield log
+
+
+class _Cached:
+    def __init__(self, data, fail=False):
+        self.data, self.fail = data, fail
+
+    def read(self):
+        if self.fail:
+            raise OSError("gone")
+        return self.data
+
+
+@case(([_Cached("a"), _Cached("a")], "a", 0), ([_Cached("a"), _Cached("b")], "a", 0),
+      ([_Cached("a"), _Cached("b", True)], "a", 1), ([], "a", 0))
+def break_from_for_with_returning_else_inside_try(cached, expect, quiet):
+    """compileall.compile_file (3.13): in a try, a for loop left by `break` whose else
+    clause returns; 3.13 leaves the break's jump to the code after the try out of the
+    protected range, laid out before the else clause's `return`, which was then taken
+    for where the try body ends (the code after the try read into the `if` of the break)."""
+    out = []
+    try:
+        for c in cached:
+            actual = c.read()
+            if expect != actual:
+                break
+        else:
+            return "fresh"
+    except OSError:
+        out.append("error")
+    if not quiet:
+        out.append("compiling")
+    return out
+
+
+@case(("ab", 0), ("", 0), (True, 1), (None, 0))
+def if_arm_past_returning_else_inside_try(flag, quiet):
+    """The same layout as ``break_from_for_with_returning_else_inside_try`` without the
+    loop: 3.13 leaves the jump after the if arm out of the protected range, before the
+    else arm's `return`."""
+    out = []
+    try:
+        if flag:
+            out.append(len(flag))
+        else:
+            return "else"
+    except TypeError:
+        out.append("error")
+    if not quiet:
+        out.append("after")
+    return out

@@ -204,7 +204,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
     def _region_to_enter(self, bid, ctx, enter_now):
         """The handler entry of the outermost region around ``bid`` inside the one being
         emitted, or None: none, or a loop headed at ``bid`` that the region lies inside
-        (the loop is emitted first, the region inside its body)."""
+        (the loop is emitted first, the region inside its body; the jump back into a
+        `yield from` of the region after its CLEANUP_THROW is the region's, not the loop's)."""
         chain = self.handler_chain(bid)
         outer_pos = 0
         if ctx.handler is not None:
@@ -214,9 +215,10 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                     break
         if outer_pos >= len(chain):
             return None
-        if bid in self.latches and bid not in self._emitting_loops and not enter_now and \
-                not self._live_loop_body(bid) <= self.region_of(chain[outer_pos]):
-            return None
+        if bid in self.latches and bid not in self._emitting_loops and not enter_now:
+            region = self.region_of(chain[outer_pos])
+            if not {b for b in self._live_loop_body(bid) if not self._thrown_in_return(b, region)} <= region:
+                return None
         return chain[outer_pos]
 
     def _emit_block(self, blk, ctx, stack, out):

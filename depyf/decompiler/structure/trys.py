@@ -28,7 +28,7 @@ class Trys:
         # a bare jump to another of these exits is the same way out (3.12+: a with's
         # suppressed-exception path jumps to the code after the try, the body falls into it)
         outside = {t for t in outside if not self._jumps_back_to(t, outside)}
-        outside = self._fold_bare_jump_exits(outside, region)
+        outside = self._fold_bare_jump_exits(outside, region, ctx.loop)
         escapes = self._clause_escapes(outside, region, ctx.loop)
         if outside - escapes:
             outside -= escapes
@@ -51,6 +51,14 @@ class Trys:
         to = self.cfg.target(blk.last)
         return to in region and t not in self.latches.get(to, ())
 
+    def _thrown_in_return(self, bid, region):
+        """Whether block ``bid`` is the jump back into ``region`` after the CLEANUP_THROW of
+        a `yield from`/`await` inside it (3.12+ leaves that jump unprotected): part of the
+        region's code, not of a loop around it."""
+        preds = self.cfg[bid].preds
+        return bool(preds) and all(self.cfg[p].instrs[0].opname == "CLEANUP_THROW" for p in preds) \
+            and self._jumps_into(bid, region)
+
     def _laid_out_at(self, t, region):
         """Where the way out of ``region`` to block ``t`` lies in layout: the latest of
         the places its edges went to before the copies of an exit were joined (3.10+
@@ -69,18 +77,31 @@ class Trys:
                     found = max(found, to)
         return found
 
-    def _fold_bare_jump_exits(self, exits, region):
+    def _fold_bare_jump_exits(self, exits, region, loop):
         """3.13 leaves the jump that ends an arm of a try body out of the protected range:
         the arms leave the region through blocks that only jump on. Such jumps to where
         another way out goes, or to where several of them go, are that one way out.
-        (Otherwise the code after the try would be emitted again inside the arm.)"""
+        (Otherwise the code after the try would be emitted again inside the arm.) So is
+        one to past every other way out, but for the `break`/`continue` of ``loop``: the
+        others return or leave inline before it (`if a: x() else: return 1`, a for loop's
+        `else: return` after its `break`), and the code after the try comes last."""
         through = self.cfg.through_jumps
         bare = {t: through(t) for t in exits if t in self.cfg.blocks and
                 [i.opname for i in self.cfg[t].instrs] == ["JUMP"] and through(t) not in region
                 and through(t) > t}
         targets = [to for to in bare.values()]
-        folded = {t for t, to in bare.items() if to in exits or targets.count(to) > 1}
+        folded = {t for t, to in bare.items() if to in exits or targets.count(to) > 1 or
+                  self._past_other_exits(t, to, exits, region, loop)}
         return (exits - folded) | {bare[t] for t in folded}
+
+    def _past_other_exits(self, t, to, exits, region, loop):
+        """Whether the bare jump ``t`` out of ``region`` goes to ``to``, laid out past
+        every other of its ``exits``, and is no way on of ``loop`` (nor clean-up on the
+        way to one: the POP_BLOCK of a with around the loop, 3.8-3.10)."""
+        if loop is not None and self._only_cleanup_to(t, {loop.follow} | set(loop.continue_targets)):
+            return False
+        others = exits - {t}
+        return bool(others) and all(self._laid_out_at(o, region) < to for o in others)
 
     def _emit_try(self, bid, entry, inner, ctx, stack, exit_block, enter):
         """The try statement of handler ``entry`` whose body starts at ``bid`` (``inner``:
