@@ -256,6 +256,24 @@ SNIPPETS = {
                 f.close()
                 raise
     ''',
+    # 3.13: the with's suppressed-exception path jumps back, unprotected, to the loop
+    "try_around_with_then_loop_left_by_break_in_try": '''
+        def f(proc, text):
+            try:
+                with proc.stdin as pipe:
+                    try:
+                        pipe.write(text)
+                    except KeyboardInterrupt:
+                        pass
+            except OSError:
+                pass
+            while True:
+                try:
+                    proc.wait()
+                    break
+                except KeyboardInterrupt:
+                    pass
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
@@ -272,7 +290,10 @@ KNOWN = {# 3.11-3.13 (refused, as on main): the `return None` of the inner claus
          "return_from_while_true_inside_try": [(3, 8), (3, 9)],
          # 3.8: the statement after the outer try read as its else clause
          # (the same behaviour, proven; another layout)
-         "break_from_nested_clauses_inside_with": [(3, 8)]}
+         "break_from_nested_clauses_inside_with": [(3, 8)],
+         # 3.8-3.9 (as on main): the `break` of the try body read as the try's else
+         # clause's (the same behaviour, proven; another layout)
+         "try_around_with_then_loop_left_by_break_in_try": [(3, 8), (3, 9)]}
 
 
 def _function(source):

@@ -525,3 +525,32 @@ def inner_for_else_continue_then_break_outer_for_else_returns(chars, parts, limi
         found.append(parts[i:])
         found.append(i)
     return found
+
+
+@case(([], ""), ([], "write"), ([], "exit"), ([], "os"), ([], "wait"))
+def try_around_with_then_loop_left_by_break_in_try(log, fail):
+    """_pyrepl.pager.pipe_pager: the try body (a with) falls into the loop after the
+    try; 3.13 leaves the jump of the with's suppressed-exception path, back to that
+    loop's head, out of the try's range: the same way out of the try as the body's
+    (read as another, the loop was emitted inside the try body too)."""
+    waits = [False, fail == "wait"]
+    try:
+        with CM(log, "pipe", suppress=fail == "exit") as pipe:
+            try:
+                log.append(pipe)
+                if fail == "write":
+                    raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                pass
+            if fail in ("os", "exit"):
+                raise OSError(fail)
+    except OSError:
+        pass
+    while True:
+        try:
+            log.append(len(waits))
+            if waits.pop():
+                raise KeyboardInterrupt
+            break
+        except KeyboardInterrupt:
+            pass
