@@ -72,12 +72,13 @@ class Analysis:
                 latches.setdefault(bid, [])
         return latches
 
-    def loop_body(self, header):
-        """The blocks from which the loop goes back to ``header``; a handler inside the
-        loop that goes back is reached from the code it protects (after the header)."""
+    def loop_body(self, header, latches=None):
+        """The blocks from which the loop goes back to ``header`` (through ``latches``, all
+        by default); a handler inside the loop that goes back is reached from the code it
+        protects (after the header)."""
         dom, index = self._dominators()
         body = {header}
-        work = list(self.latches.get(header, ()))
+        work = list(self.latches.get(header, ()) if latches is None else latches)
         while work:
             b = work.pop()
             if b in body:
