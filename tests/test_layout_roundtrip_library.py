@@ -314,6 +314,43 @@ SNIPPETS = {
                 print('x')
             return 2
     ''',
+    # 3.10+: the outer loop's test at the end jumps back to the inner loop's head
+    "while_test_around_while_true_of_try_else_break": '''
+        def f(self):
+            while self.empty():
+                while True:
+                    try:
+                        self.push(self.read())
+                    except OSError as err:
+                        if err.errno == errno.EINTR:
+                            if not self.empty():
+                                return self.get()
+                            else:
+                                continue
+                        else:
+                            raise
+                    else:
+                        break
+            return self.get()
+    ''',
+    # 3.13: the with's suppressed-exception path jumps back, unprotected, to the loop
+    "try_around_with_then_loop_left_by_break_in_try": '''
+        def f(proc, text):
+            try:
+                with proc.stdin as pipe:
+                    try:
+                        pipe.write(text)
+                    except KeyboardInterrupt:
+                        pass
+            except OSError:
+                pass
+            while True:
+                try:
+                    proc.wait()
+                    break
+                except KeyboardInterrupt:
+                    pass
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
@@ -330,7 +367,12 @@ KNOWN = {# 3.11-3.13 (refused, as on main): the `return None` of the inner claus
          "return_from_while_true_inside_try": [(3, 8), (3, 9)],
          # 3.8: the statement after the outer try read as its else clause
          # (the same behaviour, proven; another layout)
-         "break_from_nested_clauses_inside_with": [(3, 8)]}
+         "break_from_nested_clauses_inside_with": [(3, 8)],
+         # 3.8-3.9 (as on main): the `break` of the try's else clause read after the try,
+         # the `break` of the try body read as an else clause's (the same behaviour,
+         # proven; another layout)
+         "while_test_around_while_true_of_try_else_break": [(3, 8), (3, 9)],
+         "try_around_with_then_loop_left_by_break_in_try": [(3, 8), (3, 9)]}
 
 
 def _function(source):

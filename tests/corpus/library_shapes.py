@@ -1,6 +1,8 @@
 """Shapes from the standard library modules that CPython's own tests judge
 (``python -m depyf.verify.cpython_tests --mode library``) and that were refused or read
 wrongly (one case per shape, named after where it was found)."""
+import errno
+
 from ._harness import case, CM
 
 
@@ -615,3 +617,83 @@ def if_arm_past_returning_else_inside_try(flag, quiet):
     if not quiet:
         out.append("after")
     return out
+
+
+class _Events:
+    """A console's event queue fed by reads (``script``: a character, or an errno the
+    read fails with); pushing "-" queues nothing, pushing "!" queues it, then fails."""
+
+    def __init__(self, script, queued):
+        self.script, self.queue = list(script), list(queued)
+
+    def empty(self):
+        return not self.queue
+
+    def read(self):
+        item = self.script.pop(0)
+        if isinstance(item, int):
+            raise OSError(item, "read")
+        return item
+
+    def push(self, ch):
+        if ch != "-":
+            self.queue.append(ch)
+        if ch == "!":
+            raise OSError(errno.EINTR, "push")
+
+
+@case((["a"], "", True), (["-", "-", "a"], "", True), ([errno.EINTR, "a"], "", True),
+      (["-", "!"], "", True), ([errno.EBADF], "", True), ([], "", False), ([], "q", False))
+def while_test_around_while_true_of_try_else_break(script, queued, block):
+    """_pyrepl.unix_console.UnixConsole.get_event: the inner `while True` starts the
+    outer loop's body; 3.10+ test `while c:` again at the end of the body, jumping back
+    to its start: the head of both loops. The else clause's `break` leaves the inner
+    loop only, for that test."""
+    ev = _Events(script, queued)
+    if not block and ev.empty():
+        return None
+    while ev.empty():
+        while True:
+            try:
+                ev.push(ev.read())
+            except OSError as err:
+                if err.errno == errno.EINTR:
+                    if not ev.empty():
+                        return ev.queue.pop(0)
+                    else:
+                        continue
+                else:
+                    raise
+            else:
+                ev.script.append("read")  # (a bare `break` is dead code on 3.8)
+                break
+    return ev.queue.pop(0), ev.script
+
+
+@case(([], ""), ([], "write"), ([], "exit"), ([], "os"), ([], "wait"))
+def try_around_with_then_loop_left_by_break_in_try(log, fail):
+    """_pyrepl.pager.pipe_pager: the try body (a with) falls into the loop after the
+    try; 3.13 leaves the jump of the with's suppressed-exception path, back to that
+    loop's head, out of the try's range: the same way out of the try as the body's
+    (read as another, the loop was emitted inside the try body too)."""
+    waits = [False, fail == "wait"]
+    try:
+        with CM(log, "pipe", suppress=fail == "exit") as pipe:
+            try:
+                log.append(pipe)
+                if fail == "write":
+                    raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                pass
+            if fail in ("os", "exit"):
+                raise OSError(fail)
+    except OSError:
+        pass
+    while True:
+        try:
+            log.append(len(waits))
+            if waits.pop():
+                raise KeyboardInterrupt
+            break
+        except KeyboardInterrupt:
+            pass

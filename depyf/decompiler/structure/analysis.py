@@ -72,12 +72,13 @@ class Analysis:
                 latches.setdefault(bid, [])
         return latches
 
-    def loop_body(self, header):
-        """The blocks from which the loop goes back to ``header``; a handler inside the
-        loop that goes back is reached from the code it protects (after the header)."""
+    def loop_body(self, header, latches=None):
+        """The blocks from which the loop goes back to ``header`` (through ``latches``, all
+        by default); a handler inside the loop that goes back is reached from the code it
+        protects (after the header)."""
         dom, index = self._dominators()
         body = {header}
-        work = list(self.latches.get(header, ()))
+        work = list(self.latches.get(header, ()) if latches is None else latches)
         while work:
             b = work.pop()
             if b in body:
@@ -244,12 +245,14 @@ class Analysis:
     def _jumps_back_to(self, bid, exits):
         """Whether block ``bid`` is where an inner handler that ended (POP_EXCEPT: a with
         that suppressed, an except clause) only jumps back to one of ``exits`` laid out
-        before it: the same way out as that exit."""
+        before it: the same way out as that exit (also the head of a loop after the region,
+        3.13; not the head of a loop around the jump: that is the loop's next turn)."""
         blk = self.cfg.blocks.get(bid)
         if self.cfg.jump_only_target(bid) is None or not blk.preds:
             return False
         to = self.cfg.through_jumps(bid)
-        return to in exits and to < bid and to not in self.latches and all(
+        return to in exits and to < bid and (
+            to not in self.latches or bid not in self.loop_body(to)) and all(
             any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds)
 
     def _clause_escapes(self, exits, region, loop=None):

@@ -37,7 +37,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
     ``code``, ``cfg``, ``ex`` (the symbolic executor), ``matches`` (match statements found
     before the CFG, by leader), ``latches`` and ``handler_kind`` (``Analysis``),
     ``_dom``/``_protected``/``_region_cache`` (analysis caches), ``_emitting_loops`` (loop
-    heads being emitted: ``Loops``), ``_active`` (``seq`` calls in progress) and
+    heads being emitted: ``Loops``), ``_inner_loops`` (a loop head shared by two loops:
+    the inner loop's latches, while the outer one is emitted: ``Loops``), ``_active`` (``seq`` calls in progress) and
     ``_clause_returns`` (``Trys``)."""
 
     def __init__(self, code, instrs, entries, executor, merge_tails=False, matches=None):
@@ -65,6 +66,7 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         self.latches = self._find_loops()  # loop head -> latches
         self.handler_kind = self._classify_handlers()  # handler target -> try/with/cleanup
         self._emitting_loops = set()
+        self._inner_loops = {}
         self._active = set()  # seq calls in progress, to refuse endless recursion
         self._clause_returns = 0  # how many except clauses returned through their end
         self._try_depth = {}  # handler target of a try statement -> its stack depth
@@ -191,6 +193,8 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         """The construct that starts at block ``bid``: a try/with region entered there, a
         loop headed there, a match statement whose subject is on the stack. Its
         (statements, block to go on from, stack), or None for ordinary code."""
+        if enter_now and bid in self._inner_loops:
+            return self.emit_inner_loop(bid, ctx, stack)
         if not same_entry(self.effective_handler(bid), ctx.handler):
             entry = self._region_to_enter(bid, ctx, enter_now)
             if entry is not None:

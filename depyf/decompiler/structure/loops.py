@@ -4,7 +4,7 @@ import ast
 
 from ..symbolic import markers as M
 from ...bytecode import versions as V
-from ..flow.instructions import TERMINATORS
+from ..flow.instructions import COND_JUMPS, TERMINATORS
 from .context import Loop
 from .helpers import appends_to, is_exit_call, same_entry, skip_exit_calls, take_target
 
@@ -21,9 +21,49 @@ class Loops:
                 return self._emit_for(blk, body, ctx, stack)
             if self._anext_entry(blk) is not None:
                 return self._emit_async_for(blk, body, ctx, stack)
-            return self._emit_while(blk, body, ctx, stack)
+            inner = self._stacked_loop(header, body, stack)
+            if inner is None:
+                return self._emit_while(blk, body, ctx, stack)
+            self._inner_loops[header] = inner
+            try:
+                outer = [b for b in self.latches[header] if b not in inner]
+                return self._emit_while(blk, body, ctx, stack, outer)
+            finally:
+                self._inner_loops.pop(header, None)
         finally:
             self._emitting_loops.discard(header)
+
+    def _stacked_loop(self, header, body, stack):
+        """3.10+ `while c: while True: ...`: the inner loop starts the outer one's body,
+        whose test at the end (`if c: do { body } while (c)`) jumps back to the same
+        head. The head's one latch that tests c, reached only past the inner loop's
+        ways out, is the outer loop's; the inner loop's latches (a list), or None when
+        ``header`` heads one loop. (A `continue` of a `while c:` goes to the test at
+        its head, never to the body's start.)"""
+        latches = self.latches[header]
+        if V.WHILE_TESTS_AT_HEAD or len(latches) < 2:
+            return None
+        tests = [b for b in latches if self.cfg[b].last.opname in COND_JUMPS and
+                 self.cfg[b].last.opname not in V.JUMP_OR_POP]
+        if len(tests) != 1:
+            return None
+        latch = self.cfg[tests[0]]
+        inner = [b for b in latches if b != latch.id]
+        if latch.id in self.loop_body(header, inner):
+            return None
+        jump, fall = self.cfg.target(latch.last), self.cfg.fall(latch)
+        exit_ = fall if jump == header else jump
+        return inner if self._guarded(header, body, latch, exit_, stack) else None
+
+    def emit_inner_loop(self, header, ctx, stack):
+        """The inner loop of two that share ``header`` (``_stacked_loop``), met as the
+        outer loop's body starts there."""
+        latches = self._inner_loops.pop(header)
+        try:
+            body = self.loop_body(header, latches)
+            return self._emit_while(self.cfg[header], body, ctx, stack, latches)
+        finally:
+            self._inner_loops[header] = latches
 
     def _loop_follow(self, body, exits, ctx, for_exit=None):
         cands = set(exits)

@@ -17,9 +17,9 @@ from .helpers import mentions, pending_value, same_entry
 class Whiles:
     """Mixin of ``Emitter``: while loops."""
 
-    def _emit_while(self, blk, body, ctx, stack):
+    def _emit_while(self, blk, body, ctx, stack, latches=None):
         header = blk.id
-        latches = self.latches[header]
+        latches = self.latches[header] if latches is None else latches
         # 3.10+ compile `while c:` as `if c: do { body } while (c)`: the latch tests c
         latch = self.cfg[latches[0]] if len(latches) == 1 else None
         classic = self._emit_classic_while(blk, body, ctx, stack)

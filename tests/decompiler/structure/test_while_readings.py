@@ -1,7 +1,8 @@
 """depyf.decompiler.structure.whiles (and the helper of branches): `while` loops whose
 reading depends on more than the head's block: a compound or chained test tested again
-at the latches, a chained comparison at the end of the body, a `while` that never loops
-(each comes back as the source that was compiled, on every version)."""
+at the latches, a chained comparison at the end of the body, a `while` that never loops,
+a `while True` that starts a `while` body: one head for both loops (each comes back as
+the source that was compiled, on every version)."""
 import ast
 import textwrap
 
@@ -61,6 +62,29 @@ SOURCES = {
                     if x:
                         break
             return ('end', n)
+    ''',
+    # 3.10+: the outer loop's test at the end jumps back to the inner loop's head
+    "a while True starting a while body, continued": '''
+        def f(a, b):
+            while a():
+                while True:
+                    x = b()
+                    if x:
+                        b(x)
+                        continue
+                    break
+            return a
+    ''',
+    "a while True starting a while body, code after it": '''
+        def f(a, b):
+            while a():
+                while True:
+                    x = b()
+                    if x:
+                        break
+                    b(x)
+                a(x)
+            return a
     ''',
 }
 
