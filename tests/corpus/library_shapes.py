@@ -82,6 +82,38 @@ def return_from_except_through_finally_with_try(fail):
     return log
 
 
+def _fail_with(kind):
+    if kind == "open":
+        raise OSError(kind)
+    if kind == "key":
+        raise KeyError(kind)
+
+
+@case(("",), ("open",), ("key",), ("close",))
+def return_from_one_clause_through_finally_with_try(fail):
+    """The same return in one clause, where another clause goes on to a with statement:
+    the try that the copy of the finally body starts right after the returning clause's
+    POP_EXCEPT (3.11+) is no code after the nested try; the clauses go on where its
+    body does (read as an else clause, the with was copied into the other clause)."""
+    log = []
+    temp = _Temp(log, fail)
+    try:
+        try:
+            _fail_with(fail)
+        except OSError:
+            return None
+        except KeyError:
+            log.append("key")
+        with CM(log, "after"):
+            log.append(fail)
+    finally:
+        try:
+            temp.close()
+        except FileNotFoundError:
+            pass
+    return log
+
+
 @case((0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (3, 0))
 def constant_return_inside_nested_withs(stop, suppress):
     """filecmp._do_cmp: `return True` inside two withs runs both exits before it, as a
