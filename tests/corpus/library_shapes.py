@@ -114,6 +114,32 @@ def return_from_one_clause_through_finally_with_try(fail):
     return log
 
 
+@case(([1, 2, 3], ""), ([1, 0, None, 3], ""), ([1, 0, 2], "close"), ([None], "close"))
+def break_from_except_through_finally_with_try(items, fail):
+    """A `break` (a `continue`) of the nested except clause runs the finally body, a try
+    statement, on its way (3.11+: that copy right after the clause's POP_EXCEPT; 3.13
+    also pastes the jump into the end of the copy's except clause)."""
+    log = []
+    temp = _Temp(log, fail)
+    for item in items:
+        try:
+            try:
+                v = 10 // item
+            except TypeError:
+                break
+            except ZeroDivisionError:
+                continue
+            log.append(v)
+        finally:
+            try:
+                temp.close()
+            except FileNotFoundError:
+                pass
+        log.append(item)
+    log.append("done")
+    return log
+
+
 @case((0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (3, 0))
 def constant_return_inside_nested_withs(stop, suppress):
     """filecmp._do_cmp: `return True` inside two withs runs both exits before it, as a
