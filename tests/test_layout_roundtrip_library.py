@@ -54,6 +54,45 @@ SNIPPETS = {
                     pass
             return trace
     ''',
+    # 3.11+: the copy of the finally body, a try, right after the returning clause's
+    # POP_EXCEPT; another clause goes on to the code after the nested try
+    "return_from_one_clause_through_finally_with_try": '''
+        def f(temp, cm):
+            try:
+                try:
+                    temp.popen()
+                except OSError:
+                    return None
+                except KeyError:
+                    temp.log()
+                with cm:
+                    temp.read()
+            finally:
+                try:
+                    temp.close()
+                except FileNotFoundError:
+                    pass
+            return temp
+    ''',
+    # the same copy on the way of a `break` out of the loop
+    "break_from_except_through_finally_with_try": '''
+        def f(temp, items):
+            for item in items:
+                try:
+                    try:
+                        v = temp.read(item)
+                    except TypeError:
+                        break
+                    temp.log(v)
+                finally:
+                    try:
+                        temp.close()
+                    except FileNotFoundError:
+                        pass
+                temp.log(item)
+            temp.done()
+            return temp
+    ''',
     # a constant return inside nested withs (the suppressing path falls out), and after
     # the inner one (the suppressing path goes on to it)
     "constant_return_inside_nested_withs": '''
@@ -356,15 +395,15 @@ SNIPPETS = {
 # the snippets whose syntax needs a newer Python than 3.8
 MIN_PYTHON = {}
 # not fixed yet there
-KNOWN = {# 3.11-3.13 (refused, as on main): the `return None` of the inner clause, pasted
-         # into the finally copy's clause too, is read as the outer try body's end
-         "return_from_except_through_finally_with_try": [(3, 11), (3, 12), (3, 13), (3, 14)],
-         # 3.14: not yet read back (shapes found by CPython's library tests on 3.8-3.13)
+KNOWN = {# 3.14: not yet read back (shapes found by CPython's library tests on 3.8-3.13)
          "constant_return_inside_nested_withs": [(3, 14)],
          "return_from_while_true_inside_with": [(3, 14)],
          # 3.8-3.9 (as on main): `return 0` read as a break to a `return 0` after the loop
          # (the same behaviour, proven; another layout)
          "return_from_while_true_inside_try": [(3, 8), (3, 9)],
+         # 3.8 (as on main): the nested try and the outer one read as one try statement
+         # with an else clause (the same behaviour, proven; another layout)
+         "break_from_except_through_finally_with_try": [(3, 8)],
          # 3.8: the statement after the outer try read as its else clause
          # (the same behaviour, proven; another layout)
          "break_from_nested_clauses_inside_with": [(3, 8)],

@@ -84,6 +84,64 @@ def return_from_except_through_finally_with_try(fail):
     return log
 
 
+def _fail_with(kind):
+    if kind == "open":
+        raise OSError(kind)
+    if kind == "key":
+        raise KeyError(kind)
+
+
+@case(("",), ("open",), ("key",), ("close",))
+def return_from_one_clause_through_finally_with_try(fail):
+    """The same return in one clause, where another clause goes on to a with statement:
+    the try that the copy of the finally body starts right after the returning clause's
+    POP_EXCEPT (3.11+) is no code after the nested try; the clauses go on where its
+    body does (read as an else clause, the with was copied into the other clause)."""
+    log = []
+    temp = _Temp(log, fail)
+    try:
+        try:
+            _fail_with(fail)
+        except OSError:
+            return None
+        except KeyError:
+            log.append("key")
+        with CM(log, "after"):
+            log.append(fail)
+    finally:
+        try:
+            temp.close()
+        except FileNotFoundError:
+            pass
+    return log
+
+
+@case(([1, 2, 3], ""), ([1, 0, None, 3], ""), ([1, 0, 2], "close"), ([None], "close"))
+def break_from_except_through_finally_with_try(items, fail):
+    """A `break` (a `continue`) of the nested except clause runs the finally body, a try
+    statement, on its way (3.11+: that copy right after the clause's POP_EXCEPT; 3.13
+    also pastes the jump into the end of the copy's except clause)."""
+    log = []
+    temp = _Temp(log, fail)
+    for item in items:
+        try:
+            try:
+                v = 10 // item
+            except TypeError:
+                break
+            except ZeroDivisionError:
+                continue
+            log.append(v)
+        finally:
+            try:
+                temp.close()
+            except FileNotFoundError:
+                pass
+        log.append(item)
+    log.append("done")
+    return log
+
+
 @case((0, 0), (0, 1), (1, 0), (1, 1), (2, 1), (3, 0))
 def constant_return_inside_nested_withs(stop, suppress):
     """filecmp._do_cmp: `return True` inside two withs runs both exits before it, as a

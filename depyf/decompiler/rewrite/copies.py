@@ -117,8 +117,9 @@ def _is_copy_before(window, copy, escape):
     """``window`` is ``copy`` (``_is_copy``), or is it with the `return` ``escape`` that
     follows also at the ends of its paths: 3.10+ pastes the return into the copy where
     a path of it goes on to the return (the except clause of a try statement in the
-    finally body, after its POP_EXCEPT)."""
-    return _is_copy(window, copy) or isinstance(escape, ast.Return) and \
+    finally body, after its POP_EXCEPT); 3.13 so pastes the jump of a `break` or
+    `continue` (with the iterator's POP_TOP of a `break` out of a for)."""
+    return _is_copy(window, copy) or isinstance(escape, (ast.Return, ast.Break, ast.Continue)) and \
         _is_copy(drop_tail(window, lambda x: same(x, escape)), copy)
 
 

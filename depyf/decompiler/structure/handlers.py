@@ -39,7 +39,8 @@ class Handlers:
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
                     # after its POP_EXCEPT: the copy is joined to the block it copies, or
                     # is the only one)
-                    after.add(self.cfg.fall(blk))
+                    if not self._returns_out_of_region(self.cfg.fall(blk), sinks, region):
+                        after.add(self.cfg.fall(blk))
                 continue
             if self._no_match_reraise(blk):
                 continue
@@ -132,6 +133,15 @@ class Handlers:
                 after not in self.loop_body(ctx.loop.header):
             return None  # (the clauses break out of a `while True` the body goes on in)
         return after
+
+    def _returns_out_of_region(self, bid, sinks, region):
+        """Whether block ``bid``, laid out right after the POP_EXCEPT of a clause of a try
+        nested in a try body (``region``), lies outside that body and is none of its ends
+        (``sinks``): the copy of the enclosing finally body that the clause's `return`
+        runs straight through on its way out (3.11+; a try statement there reads as the
+        code after the nested try), not where the clause goes on."""
+        return region is not None and bid not in region and bid not in sinks and \
+            self._runs_straight_out(bid)
 
     def _no_match_reraise(self, blk):
         """3.8: the END_FINALLY that an except chain jumps to when no clause matched: it
