@@ -245,3 +245,16 @@ def test_decompile_only_prints_what_is_not_proven(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "library unproven bisect.py: " in out and out.count("\n") == 2
     assert "1 proven, 1 not proven" in out
+
+
+@needs_children
+def test_every_library_file_is_decompiled_and_proven(capsys):
+    """Every file of the library mode (each pure-Python stdlib module with a test module
+    of its own) comes back from ``decompile_module`` proven, on the running interpreter:
+    the whole-library regression check that needs no test run (about a minute)."""
+    from depyf.verify.cpython_tests.__main__ import main
+
+    status = main(["--decompile-only", "--mode", "library"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert " 0 not proven " in out
