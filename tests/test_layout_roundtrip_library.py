@@ -10,6 +10,38 @@ import depyf
 from depyf.equivalence.normalize import first_difference, normalize
 
 SNIPPETS = {
+    # 3.9+: the code after the finally body's loop and the re-raise pasted into the
+    # handler copy's `break` (3.12+: the code after the try into the normal path's)
+    "finally_reacquiring_in_while_true_of_try_break": '''
+        def f(lock, boom):
+            try:
+                if boom:
+                    raise KeyError(boom)
+                return lock
+            finally:
+                cancelled = False
+                while True:
+                    try:
+                        lock.acquire()
+                        break
+                    except KeyError:
+                        cancelled = True
+                if cancelled:
+                    raise KeyError
+    ''',
+    "finally_with_while_true_of_try_break_then_call": '''
+        def f(lock, log):
+            try:
+                log.append(1)
+            finally:
+                while True:
+                    try:
+                        lock.acquire()
+                        break
+                    except KeyError:
+                        log.append(2)
+                log.append(3)
+    ''',
     # 3.10+: the `raise` after the loop pasted in place of the `break` (after POP_EXCEPT)
     "break_from_except_to_raise_after_loop": '''
         def f(seq, value):
@@ -411,7 +443,10 @@ KNOWN = {# 3.14: not yet read back (shapes found by CPython's library tests on 3
          # the `break` of the try body read as an else clause's (the same behaviour,
          # proven; another layout)
          "while_test_around_while_true_of_try_else_break": [(3, 8), (3, 9)],
-         "try_around_with_then_loop_left_by_break_in_try": [(3, 8), (3, 9)]}
+         "try_around_with_then_loop_left_by_break_in_try": [(3, 8), (3, 9)],
+         # 3.8 (as on main): the `break` of the try body read as its else clause's
+         # (the same behaviour, proven; another layout)
+         "finally_with_while_true_of_try_break_then_call": [(3, 8)]}
 
 
 def _function(source):

@@ -755,3 +755,62 @@ def try_around_with_then_loop_left_by_break_in_try(log, fail):
             break
         except KeyboardInterrupt:
             pass
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _Lock:
+    def __init__(self, log, fails):
+        self.log, self.fails = log, fails
+
+    def acquire(self):
+        if self.fails:
+            self.fails -= 1
+            raise _Cancelled
+        self.log.append("acquired")
+
+
+@case((0, False), (2, False), (0, True), (1, True))
+def finally_reacquiring_in_while_true_of_try_break(fails, boom):
+    """asyncio.locks.Condition.wait: the finally body's loop is left only by the `break`
+    of its try body, into the code after the loop; 3.9+ copies that code and the
+    finally's re-raise into the handler's copy of the `break` (past POP_BLOCK), and 3.12+
+    the code after the try into the normal path's copy: a `break`, not a bare `raise`
+    inside the loop."""
+    log = []
+    lock = _Lock(log, fails)
+    try:
+        log.append("wait")
+        if boom:
+            raise KeyError(boom)
+        return log
+    finally:
+        cancelled = False
+        while True:
+            try:
+                lock.acquire()
+                break
+            except _Cancelled:
+                cancelled = True
+        if cancelled:
+            raise _Cancelled
+
+
+@case((0,), (2,))
+def finally_with_while_true_of_try_break_then_call(fails):
+    """The same loop in a finally body followed by a call, after a try body that goes on:
+    3.12+ pastes the function's `return None` into the normal path's copy of the break."""
+    log = []
+    lock = _Lock(log, fails)
+    try:
+        log.append("body")
+    finally:
+        while True:
+            try:
+                lock.acquire()
+                break
+            except _Cancelled:
+                log.append("again")
+        log.append("after")
