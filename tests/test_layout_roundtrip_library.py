@@ -10,6 +10,19 @@ import depyf
 from depyf.equivalence.normalize import first_difference, normalize
 
 SNIPPETS = {
+    # 3.11+: the retest at the end of the body is outside the try its first block is in
+    "while_compound_test_with_continue_around_try_first": '''
+        def f(queue, get, limit):
+            while queue and len(queue) < limit:
+                try:
+                    task = get()
+                except (OSError, EOFError):
+                    return None
+                if task is None:
+                    continue
+                queue.append(task)
+            return queue
+    ''',
     # 3.9+: the code after the finally body's loop and the re-raise pasted into the
     # handler copy's `break` (3.12+: the code after the try into the normal path's)
     "finally_reacquiring_in_while_true_of_try_break": '''

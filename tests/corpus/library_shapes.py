@@ -814,3 +814,32 @@ def finally_with_while_true_of_try_break_then_call(fails):
             except _Cancelled:
                 log.append("again")
         log.append("after")
+
+
+def _take(queue):
+    task = queue.pop(0)
+    if task == "eof":
+        raise EOFError(task)
+    return task
+
+
+@case(([1, None, 2], 5), ([None], 5), ([], 5), ([1, 2, 3], 1), ([1, "eof"], 5))
+def while_compound_test_with_continue_around_try_first(items, limit):
+    """multiprocessing.pool.Pool._handle_results: a `while a and b:` with a `continue`
+    whose body starts with a try statement; 3.11+ tests the condition again at the end
+    of the body, outside the try that protects the body's first block: that test is
+    the loop's, not an `if` of a `while True:` around an inner loop."""
+    log = []
+    queue = list(items)
+    while queue and len(log) < limit:
+        try:
+            task = _take(queue)
+        except (OSError, EOFError):
+            log.append("eof")
+            return log
+        if task is None:
+            log.append("sentinel")
+            continue
+        log.append(task)
+    log.append("end")
+    return log
