@@ -10,6 +10,18 @@ import depyf
 from depyf.equivalence.normalize import first_difference, normalize
 
 SNIPPETS = {
+    # 3.10: the return pasted after the clause's POP_EXCEPT and the clean-up of its name
+    "clause_clearing_name_before_pasted_return": '''
+        def f(g, k, h):
+            try:
+                g()
+            except OSError as e:
+                if e.errno != 1:
+                    raise
+            else:
+                k()
+            return tuple(h)
+    ''',
     # 3.11+: the retest at the end of the body is outside the try its first block is in
     "while_compound_test_with_continue_around_try_first": '''
         def f(queue, get, limit):

@@ -843,3 +843,26 @@ def while_compound_test_with_continue_around_try_first(items, limit):
         log.append(task)
     log.append("end")
     return log
+
+
+def _fail_with_errno(code):
+    if code:
+        raise OSError(code, "failed")
+    return code
+
+
+@case((0,), (1,), (2,))
+def clause_clearing_name_before_pasted_return(code):
+    """multiprocessing.connection.PipeListener.accept: 3.10 pastes the small `return`
+    after the try statement right after the except clause's POP_EXCEPT and the clean-up
+    of its `as` name (the else clause jumps to the same copy): the return is after the
+    try, not inside the clause, where the exception would still be handled."""
+    log = [code]
+    try:
+        _fail_with_errno(code)
+    except OSError as e:
+        if e.errno != 1:
+            raise
+    else:
+        log.append("else")
+    return tuple(log)
