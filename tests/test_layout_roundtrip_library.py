@@ -10,6 +10,23 @@ import depyf
 from depyf.equivalence.normalize import first_difference, normalize
 
 SNIPPETS = {
+    # 3.12+: the returns of both copies of the finally body joined, laid out late
+    "return_in_finally_inside_try_then_raise_after": '''
+        def f(g, pending, result):
+            try:
+                try:
+                    if pending:
+                        g()
+                finally:
+                    if result == 0:
+                        return h
+            except OSError as e:
+                if e.errno == 1:
+                    raise EOFError
+                else:
+                    raise
+            raise RuntimeError
+    ''',
     # 3.10: the return pasted after the clause's POP_EXCEPT and the clean-up of its name
     "clause_clearing_name_before_pasted_return": '''
         def f(g, k, h):

@@ -866,3 +866,30 @@ def clause_clearing_name_before_pasted_return(code):
     else:
         log.append("else")
     return tuple(log)
+
+
+_RESULT = "result"
+
+
+@case((0, 0), (1, 0), (0, 1), (2, 1), (3, 1))
+def return_in_finally_inside_try_then_raise_after(pending, result):
+    """multiprocessing.connection.PipeConnection._recv_bytes: a finally body that returns
+    in places, in a try body whose statement is followed by a `raise`; 3.12+ joins the
+    returns of both copies of the finally body into one RETURN_VALUE, laid out with the
+    handler's copy: the `raise` after the outer try is where it ends, not that return.
+    (A global's value: loading it may raise, so only the RETURN_VALUE is left out of the
+    range.)"""
+    log = []
+    try:
+        try:
+            if pending:
+                log.append(_fail_with_errno(pending - 1))
+        finally:
+            if result == 0:
+                return _RESULT
+    except OSError as e:
+        if e.errno == 1:
+            raise EOFError
+        else:
+            raise
+    raise RuntimeError("not here")

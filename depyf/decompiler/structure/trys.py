@@ -63,7 +63,9 @@ class Trys:
         """Where the way out of ``region`` to block ``t`` lies in layout: the latest of
         the places its edges went to before the copies of an exit were joined (3.10+
         pastes the code after the try after the body's end: joined, it is the first
-        copy, which may lie before a `return` of the body)."""
+        copy, which may lie before a `return` of the body). Not from handler code that
+        ends its handling there (POP_EXCEPT: 3.12+ lays it out after all other code, the
+        return of a finally body's handler copy joined to its copy on the normal path)."""
         alias = self.cfg.alias
         if t not in alias.values():
             return t
@@ -71,6 +73,8 @@ class Trys:
         found = t
         for b in region:
             blk = self.cfg[b]
+            if V.HANDLERS_AT_END and any(i.opname == "POP_EXCEPT" for i in blk.instrs):
+                continue
             for to in (blk.end if blk.last.opname not in TERMINATORS and blk.end < n else None,
                        blk.last.target):
                 if to is not None and alias.get(to, to) == t:
