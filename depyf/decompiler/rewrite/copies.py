@@ -8,8 +8,8 @@ from ..symbolic import markers as M
 from ..symbolic import exprs as E
 from .. import facts
 from ..facts import Fact
-from .tree import (ESCAPES, TRY_KINDS, all_paths_end, breaks_out_of_loop, child_lists, drop_tail, same,
-                   is_return_none, recurse, same_stmts)
+from .tree import (ESCAPES, TRY_KINDS, all_paths_end, breaks_out_of_loop, child_lists, drop_tail,
+                   same, is_return_none, recurse, same_stmts)
 
 
 def strip_copies(stmts, copy):
@@ -255,8 +255,8 @@ def drop_finally_copies(out):
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
-            elif _loop_copy_escape(out[k + 1:], s.finalbody) is not None:
-                out[k + 1:] = [_loop_copy_escape(out[k + 1:], s.finalbody)]
+            elif _strip_loop_copy_ending_in_escape(out, k + 1, s.finalbody):
+                # (3.12+: the return after the try pasted into the breaks of the copy's loop)
                 facts.note(s, Fact.FINALLY_COPY, False)
             elif _same_modulo_exit(_flat(copy), _flat(s.finalbody)) or same_stmts(
                     _flat(drop_tail(copy, is_return_none)), _flat(drop_tail(s.finalbody, is_return_none))):

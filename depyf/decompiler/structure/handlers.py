@@ -82,9 +82,7 @@ class Handlers:
     def _ends_clause_clearing_name(blk):
         """Whether ``blk`` ends an `except E as name:` clause: its POP_EXCEPT, then the
         name cleared (3.11+)."""
-        ops = blk.instrs[-4:]
-        return V.HAS_EXCEPTION_TABLE and len(ops) == 4 and ops[0].opname == "POP_EXCEPT" and \
-            name_cleanup(ops[1:])
+        return V.HAS_EXCEPTION_TABLE and Handlers._clears_name_after_pop(blk)
 
     @staticmethod
     def _clears_name_after_pop(blk):
