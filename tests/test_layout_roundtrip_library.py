@@ -10,6 +10,80 @@ import depyf
 from depyf.equivalence.normalize import first_difference, normalize
 
 SNIPPETS = {
+    # 3.12+: the returns of both copies of the finally body joined, laid out late
+    "return_in_finally_inside_try_then_raise_after": '''
+        def f(g, pending, result):
+            try:
+                try:
+                    if pending:
+                        g()
+                finally:
+                    if result == 0:
+                        return h
+            except OSError as e:
+                if e.errno == 1:
+                    raise EOFError
+                else:
+                    raise
+            raise RuntimeError
+    ''',
+    # 3.10: the return pasted after the clause's POP_EXCEPT and the clean-up of its name
+    "clause_clearing_name_before_pasted_return": '''
+        def f(g, k, h):
+            try:
+                g()
+            except OSError as e:
+                if e.errno != 1:
+                    raise
+            else:
+                k()
+            return tuple(h)
+    ''',
+    # 3.11+: the retest at the end of the body is outside the try its first block is in
+    "while_compound_test_with_continue_around_try_first": '''
+        def f(queue, get, limit):
+            while queue and len(queue) < limit:
+                try:
+                    task = get()
+                except (OSError, EOFError):
+                    return None
+                if task is None:
+                    continue
+                queue.append(task)
+            return queue
+    ''',
+    # 3.9+: the code after the finally body's loop and the re-raise pasted into the
+    # handler copy's `break` (3.12+: the code after the try into the normal path's)
+    "finally_reacquiring_in_while_true_of_try_break": '''
+        def f(lock, boom):
+            try:
+                if boom:
+                    raise KeyError(boom)
+                return lock
+            finally:
+                cancelled = False
+                while True:
+                    try:
+                        lock.acquire()
+                        break
+                    except KeyError:
+                        cancelled = True
+                if cancelled:
+                    raise KeyError
+    ''',
+    "finally_with_while_true_of_try_break_then_call": '''
+        def f(lock, log):
+            try:
+                log.append(1)
+            finally:
+                while True:
+                    try:
+                        lock.acquire()
+                        break
+                    except KeyError:
+                        log.append(2)
+                log.append(3)
+    ''',
     # 3.10+: the `raise` after the loop pasted in place of the `break` (after POP_EXCEPT)
     "break_from_except_to_raise_after_loop": '''
         def f(seq, value):
@@ -411,7 +485,10 @@ KNOWN = {# 3.14: not yet read back (shapes found by CPython's library tests on 3
          # the `break` of the try body read as an else clause's (the same behaviour,
          # proven; another layout)
          "while_test_around_while_true_of_try_else_break": [(3, 8), (3, 9)],
-         "try_around_with_then_loop_left_by_break_in_try": [(3, 8), (3, 9)]}
+         "try_around_with_then_loop_left_by_break_in_try": [(3, 8), (3, 9)],
+         # 3.8 (as on main): the `break` of the try body read as its else clause's
+         # (the same behaviour, proven; another layout)
+         "finally_with_while_true_of_try_break_then_call": [(3, 8)]}
 
 
 def _function(source):

@@ -755,3 +755,141 @@ def try_around_with_then_loop_left_by_break_in_try(log, fail):
             break
         except KeyboardInterrupt:
             pass
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _Lock:
+    def __init__(self, log, fails):
+        self.log, self.fails = log, fails
+
+    def acquire(self):
+        if self.fails:
+            self.fails -= 1
+            raise _Cancelled
+        self.log.append("acquired")
+
+
+@case((0, False), (2, False), (0, True), (1, True))
+def finally_reacquiring_in_while_true_of_try_break(fails, boom):
+    """asyncio.locks.Condition.wait: the finally body's loop is left only by the `break`
+    of its try body, into the code after the loop; 3.9+ copies that code and the
+    finally's re-raise into the handler's copy of the `break` (past POP_BLOCK), and 3.12+
+    the code after the try into the normal path's copy: a `break`, not a bare `raise`
+    inside the loop."""
+    log = []
+    lock = _Lock(log, fails)
+    try:
+        log.append("wait")
+        if boom:
+            raise KeyError(boom)
+        return log
+    finally:
+        cancelled = False
+        while True:
+            try:
+                lock.acquire()
+                break
+            except _Cancelled:
+                cancelled = True
+        if cancelled:
+            raise _Cancelled
+
+
+@case((0,), (2,))
+def finally_with_while_true_of_try_break_then_call(fails):
+    """The same loop in a finally body followed by a call, after a try body that goes on:
+    3.12+ pastes the function's `return None` into the normal path's copy of the break."""
+    log = []
+    lock = _Lock(log, fails)
+    try:
+        log.append("body")
+    finally:
+        while True:
+            try:
+                lock.acquire()
+                break
+            except _Cancelled:
+                log.append("again")
+        log.append("after")
+
+
+def _take(queue):
+    task = queue.pop(0)
+    if task == "eof":
+        raise EOFError(task)
+    return task
+
+
+@case(([1, None, 2], 5), ([None], 5), ([], 5), ([1, 2, 3], 1), ([1, "eof"], 5))
+def while_compound_test_with_continue_around_try_first(items, limit):
+    """multiprocessing.pool.Pool._handle_results: a `while a and b:` with a `continue`
+    whose body starts with a try statement; 3.11+ tests the condition again at the end
+    of the body, outside the try that protects the body's first block: that test is
+    the loop's, not an `if` of a `while True:` around an inner loop."""
+    log = []
+    queue = list(items)
+    while queue and len(log) < limit:
+        try:
+            task = _take(queue)
+        except (OSError, EOFError):
+            log.append("eof")
+            return log
+        if task is None:
+            log.append("sentinel")
+            continue
+        log.append(task)
+    log.append("end")
+    return log
+
+
+def _fail_with_errno(code):
+    if code:
+        raise OSError(code, "failed")
+    return code
+
+
+@case((0,), (1,), (2,))
+def clause_clearing_name_before_pasted_return(code):
+    """multiprocessing.connection.PipeListener.accept: 3.10 pastes the small `return`
+    after the try statement right after the except clause's POP_EXCEPT and the clean-up
+    of its `as` name (the else clause jumps to the same copy): the return is after the
+    try, not inside the clause, where the exception would still be handled."""
+    log = [code]
+    try:
+        _fail_with_errno(code)
+    except OSError as e:
+        if e.errno != 1:
+            raise
+    else:
+        log.append("else")
+    return tuple(log)
+
+
+_RESULT = "result"
+
+
+@case((0, 0), (1, 0), (0, 1), (2, 1), (3, 1))
+def return_in_finally_inside_try_then_raise_after(pending, result):
+    """multiprocessing.connection.PipeConnection._recv_bytes: a finally body that returns
+    in places, in a try body whose statement is followed by a `raise`; 3.12+ joins the
+    returns of both copies of the finally body into one RETURN_VALUE, laid out with the
+    handler's copy: the `raise` after the outer try is where it ends, not that return.
+    (A global's value: loading it may raise, so only the RETURN_VALUE is left out of the
+    range.)"""
+    log = []
+    try:
+        try:
+            if pending:
+                log.append(_fail_with_errno(pending - 1))
+        finally:
+            if result == 0:
+                return _RESULT
+    except OSError as e:
+        if e.errno == 1:
+            raise EOFError
+        else:
+            raise
+    raise RuntimeError("not here")

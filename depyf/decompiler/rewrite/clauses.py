@@ -9,7 +9,7 @@ from ..symbolic import markers as M
 from .. import facts
 from ..facts import Fact
 from .copies import drop_finally_copies, has_cancelled_return, strip_copies
-from .tree import TRY_KINDS, all_paths_end, drop_tail, is_exc_expr, recurse
+from .tree import TRY_KINDS, all_paths_end, breaks_out_of_loop, drop_tail, is_exc_expr, recurse
 
 
 def build_try(body, hstmts, fname, is_finally=False):
@@ -41,7 +41,7 @@ def _finally(body, hstmts):
     final = list(hstmts)
     if final and isinstance(final[-1], ast.Raise) and final[-1].exc is None:
         final.pop()
-    final = _drop_tail_reraises(_rest_into_arm(_clean_finally_body(final)))
+    final = _drop_tail_reraises(_rest_into_arm(_loop_end_out(_clean_finally_body(final))))
     node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
     strip_copies(node.body, node.finalbody)  # (the copies are compared as they were read)
     node.finalbody = _tail_try_reraises(final) or [ast.Pass()]
@@ -76,6 +76,13 @@ def _rest_into_arm(final):
             s.orelse = []
             return final[:k + 1]
     return final
+
+
+def _loop_end_out(final):
+    """`while True:` ending a finally body and left only where its paths reach the end
+    of the finally body: 3.9+ copies the small code after the loop, with the re-raise,
+    into each `break` (``breaks_out_of_loop``)."""
+    return breaks_out_of_loop(final, _is_reraise)
 
 
 def _drop_tail_reraises(stmts):

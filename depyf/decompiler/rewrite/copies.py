@@ -8,8 +8,8 @@ from ..symbolic import markers as M
 from ..symbolic import exprs as E
 from .. import facts
 from ..facts import Fact
-from .tree import (ESCAPES, TRY_KINDS, all_paths_end, child_lists, drop_tail, same,
-                   is_return_none, recurse, same_stmts)
+from .tree import (ESCAPES, TRY_KINDS, all_paths_end, breaks_out_of_loop, child_lists, drop_tail,
+                   same, is_return_none, recurse, same_stmts)
 
 
 def strip_copies(stmts, copy):
@@ -34,6 +34,8 @@ def strip_copies(stmts, copy):
             del stmts[i - k - n:i - k]
             i -= n
         elif i + n == len(stmts) and _strip_copy_ending_in_escape(stmts, i, copy):
+            pass
+        elif i + 1 == len(stmts) and _strip_loop_copy_ending_in_escape(stmts, i, copy):
             pass
         else:
             for body in child_lists(s):
@@ -79,6 +81,32 @@ def _strip_copy_ending_in_escape(stmts, start, copy):
         return False
     stmts[start:] = [esc]
     return True
+
+
+def _strip_loop_copy_ending_in_escape(stmts, start, copy):
+    """A copy that ends in a `while True:` whose breaks end in a `return` of a constant
+    (3.12+ copies the small code after the loop and the return after the try into each
+    `break`): read back with those breaks (``breaks_out_of_loop``), it is the copy.
+    Replace it by the one return."""
+    ret = _loop_copy_escape(stmts[start:], copy)
+    if ret is None:
+        return False
+    stmts[start:] = [ret]
+    return True
+
+
+def _loop_copy_escape(window, copy):
+    """The `return` of a constant that ``window``, a copy of the finally body ``copy``
+    ending in a `while True:`, has at the end of each way out of the loop (in place of
+    a `break`, after the code that follows the loop), or None."""
+    if not window or not isinstance(window[-1], ast.While):
+        return None
+    rets = [x for x in ast.walk(ast.Module(body=window[-1].body, type_ignores=[]))
+            if isinstance(x, ast.Return)]
+    if not rets or not _plain_escape(rets[0]) or not all(same(r, rets[0]) for r in rets):
+        return None
+    read = breaks_out_of_loop(_copy.deepcopy(window), lambda x: same(x, rets[0]))
+    return rets[0] if _same_modulo_exit(read, copy) else None
 
 
 def _plain_escape(s):
@@ -130,7 +158,26 @@ def _is_copy(window, copy):
     through it the lines of the tests before them, which tell the tests of a multi-line
     `if a and b` apart there)."""
     return same_stmts(window, copy) or has_cancelled_return(window) and \
-        same_stmts(_without_cancelled(window), copy) or same_stmts(_flat(window), _flat(copy))
+        same_stmts(_without_cancelled(window), copy) or same_stmts(_flat(window), _flat(copy)) or \
+        _same_but_breaks(window, copy)
+
+
+def _same_but_breaks(a, b):
+    """Equal statements once a try statement whose else clause is only `break` is read
+    with the `break` at the end of its body (they compile alike: the break in the body
+    jumps past the handlers; the copy of a finally body on one path reads one way, the
+    handler's copy, whose break falls into the code after the loop, the other)."""
+    return same_stmts(_breaks_in_body(_copy.deepcopy(a)), _breaks_in_body(_copy.deepcopy(b)))
+
+
+def _breaks_in_body(stmts):
+    for s in stmts:
+        if isinstance(s, ast.Try) and not s.finalbody and len(s.orelse) == 1 and \
+                isinstance(s.orelse[0], ast.Break):
+            s.body, s.orelse = s.body + s.orelse, []
+        for body in child_lists(s):
+            _breaks_in_body(body)
+    return stmts
 
 
 def _drops_pending_return(s):
@@ -208,6 +255,9 @@ def drop_finally_copies(out):
             if _same_modulo_exit(copy, s.finalbody):
                 del out[k + 1:k + 1 + n]
                 facts.note(s, Fact.FINALLY_COPY, False)  # (what follows now is the source's own)
+            elif _strip_loop_copy_ending_in_escape(out, k + 1, s.finalbody):
+                # (3.12+: the return after the try pasted into the breaks of the copy's loop)
+                facts.note(s, Fact.FINALLY_COPY, False)
             elif _same_modulo_exit(_flat(copy), _flat(s.finalbody)) or same_stmts(
                     _flat(drop_tail(copy, is_return_none)), _flat(drop_tail(s.finalbody, is_return_none))):
                 # the tests of the handler's copy all go to its one re-raise: nested ifs
@@ -242,8 +292,8 @@ def _and(a, b):
 def _same_modulo_exit(a, b):
     """Equal statements, ignoring the implicit `return None` the compiler pasted at the
     end of the copy that runs on the way out of the function."""
-    return same_stmts(drop_tail(a, is_return_none),
-                      drop_tail(b, is_return_none))
+    a, b = drop_tail(a, is_return_none), drop_tail(b, is_return_none)
+    return same_stmts(a, b) or _same_but_breaks(a, b)
 
 
 def drop_loop_end_finally_copy(body, nested=False):

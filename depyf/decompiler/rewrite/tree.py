@@ -83,6 +83,76 @@ def all_paths_end(stmts, pred):
     return False
 
 
+def breaks_out_of_loop(stmts, is_end):
+    """``stmts`` ending in a `while True:` left only where its paths end in a statement
+    for which ``is_end`` holds (the end of the enclosing body: the compiler copied the
+    small code after the loop and that end into each `break`): those paths are `break`s,
+    and the code before the end (the same on each) comes after the loop. The loop is
+    changed in place; ``stmts`` as it was when the loop is not of that form."""
+    loop = stmts[-1] if stmts else None
+    if not (isinstance(loop, ast.While) and not loop.orelse and isinstance(loop.test, ast.Constant)
+            and loop.test.value is True):
+        return stmts
+    ends = []
+    if not _loop_ends(loop.body, is_end, ends) or not ends:
+        return stmts
+    tails = [[x for x in drop_tail(arm[k:], is_end) if not isinstance(x, ast.Pass)] for arm, k in ends]
+    if not all(same_stmts(t, tails[0]) for t in tails[1:]):
+        return stmts
+    for arm, k in ends:
+        arm[k:] = [ast.Break()]
+    _breaks_into_try_bodies(loop.body)
+    return stmts[:-1] + [loop] + tails[0]
+
+
+def _breaks_into_try_bodies(stmts):
+    """A `break` that is a try statement's whole else clause ends its body instead (the
+    way out past POP_BLOCK the handler's copy fell into: the source's `break`)."""
+    for s in stmts:
+        if isinstance(s, TRY_KINDS) and not s.finalbody and len(s.orelse) == 1 and \
+                isinstance(s.orelse[0], ast.Break):
+            s.body, s.orelse = s.body + s.orelse, []
+        if not isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            for body in child_lists(s):
+                _breaks_into_try_bodies(body)
+
+
+def _loop_ends(stmts, is_end, ends):
+    """Collect into ``ends`` (list, index) for each statement list inside a loop body
+    (not inside nested loops) whose statements from that index on end each path in
+    ``is_end`` or leave (return, raise), some in ``is_end``. False if the body has a
+    `break` of its own (the code after the loop is then not copied into every way out)
+    or a nested loop an end."""
+    k = next((k for k in range(len(stmts)) if _ends_there(stmts[k:], is_end)), None)
+    for s in stmts if k is None else stmts[:k]:
+        if isinstance(s, ast.Break):
+            return False
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            if any(is_end(x) for x in _walk_stmts(s.body)) or not _loop_ends(s.orelse, is_end, ends):
+                return False
+            continue
+        for body in child_lists(s):
+            if not _loop_ends(body, is_end, ends):
+                return False
+    if k is not None:
+        ends.append((stmts, k))
+    return True
+
+
+def _ends_there(stmts, is_end):
+    found = []
+    leaves = lambda x: is_end(x) and not found.append(x) or isinstance(x, (ast.Raise, ast.Return))
+    return all_paths_end(stmts, leaves) and bool(found) and \
+        not any(isinstance(x, (ast.Break, ast.Continue)) for x in _walk_stmts(stmts))
+
+
+def _walk_stmts(stmts):
+    for s in stmts:
+        yield s
+        for body in child_lists(s):
+            yield from _walk_stmts(body)
+
+
 def is_exc_expr(stmt):
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, M.ExcValue)
 

@@ -34,11 +34,12 @@ class Handlers:
                                  self._ends_clause_clearing_name(blk)) and \
                         self._break_past_handler(blk) is not None:
                     after.add(self._break_past_handler(blk))
-                elif blk.last.opname == "POP_EXCEPT" and self._joined_copy(blk.end) or \
+                elif (blk.last.opname == "POP_EXCEPT" or self._clears_name_after_pop(blk)) and \
+                        self._joined_copy(blk.end) or \
                         blk.end in self.cfg.clause_tails or self._try_after_clause(blk, entry):
                     # (3.10+ pasted a copy of the code the clause goes on to, a return,
-                    # after its POP_EXCEPT: the copy is joined to the block it copies, or
-                    # is the only one)
+                    # after its POP_EXCEPT and the clean-up of its `as` name: the copy is
+                    # joined to the block it copies, or is the only one)
                     if not self._returns_out_of_region(self.cfg.fall(blk), sinks, region):
                         after.add(self.cfg.fall(blk))
                 continue
@@ -81,9 +82,14 @@ class Handlers:
     def _ends_clause_clearing_name(blk):
         """Whether ``blk`` ends an `except E as name:` clause: its POP_EXCEPT, then the
         name cleared (3.11+)."""
+        return V.HAS_EXCEPTION_TABLE and Handlers._clears_name_after_pop(blk)
+
+    @staticmethod
+    def _clears_name_after_pop(blk):
+        """Whether ``blk`` ends in POP_EXCEPT and the clean-up of an `as` name (up to
+        3.10 the clause's POP_BLOCK comes first)."""
         ops = blk.instrs[-4:]
-        return V.HAS_EXCEPTION_TABLE and len(ops) == 4 and ops[0].opname == "POP_EXCEPT" and \
-            name_cleanup(ops[1:])
+        return len(ops) == 4 and ops[0].opname == "POP_EXCEPT" and name_cleanup(ops[1:])
 
     def _try_after_clause(self, blk, entry):
         """3.11+: whether the except clause ending in ``blk`` (its POP_EXCEPT) runs on

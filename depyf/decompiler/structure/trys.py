@@ -63,19 +63,37 @@ class Trys:
         """Where the way out of ``region`` to block ``t`` lies in layout: the latest of
         the places its edges went to before the copies of an exit were joined (3.10+
         pastes the code after the try after the body's end: joined, it is the first
-        copy, which may lie before a `return` of the body)."""
+        copy, which may lie before a `return` of the body). Not from the end of a finally
+        body's handler copy (3.12+ lays it out after all other code: its `return`, joined
+        to the one of the copy on the normal path, tells nothing of the body's layout)."""
         alias = self.cfg.alias
         if t not in alias.values():
             return t
         n = len(self.cfg.instrs)
         found = t
+        late = self._finally_handler_ends(region)
         for b in region:
             blk = self.cfg[b]
+            if b in late:
+                continue
             for to in (blk.end if blk.last.opname not in TERMINATORS and blk.end < n else None,
                        blk.last.target):
                 if to is not None and alias.get(to, to) == t:
                     found = max(found, to)
         return found
+
+    def _finally_handler_ends(self, region):
+        """The blocks of ``region`` where the handler code of a finally body ends its
+        handling (POP_EXCEPT), 3.12+; an empty set before."""
+        if not V.HANDLERS_AT_END:
+            return set()
+        out = set()
+        for e in {self.cfg[b].handler for b in region} - {None}:
+            if e.target in region and self.handler_kind.get(e.target) == "try" and \
+                    self._handler_is_finally(e):
+                out |= {b for b in self._handler_interior(e) if b in region and
+                        any(i.opname == "POP_EXCEPT" for i in self.cfg[b].instrs)}
+        return out
 
     def _fold_bare_jump_exits(self, exits, region, loop):
         """3.13 leaves the jump that ends an arm of a try body out of the protected range:

@@ -293,7 +293,7 @@ class Whiles:
             found = None
             cand = self.cfg[bid]
             for _ in range(size):
-                found = self._retest_at(cand, into, first, exit_, stack, ctx, size > 1)
+                found = self._retest_at(cand, into, first, exit_, stack, ctx, size > 1, header)
                 if found is not None and bid in found or cand.id == first:
                     break
                 cand = self.cfg.laid_out_before(cand.id)
@@ -305,12 +305,16 @@ class Whiles:
             covered |= found
         return starts
 
-    def _retest_at(self, blk, into, first, exit_, stack, ctx, compound):
+    def _retest_at(self, blk, into, first, exit_, stack, ctx, compound, header):
         """The blocks of a test of the loop's condition (``into``: true when the body is
         entered) that starts at block ``blk`` (after statements of the body) and goes on
-        to ``first`` or ``exit_``, or None. ``compound``: the test may take more blocks."""
+        to ``first`` or ``exit_``, or None. ``compound``: the test may take more blocks.
+        The test is protected as the body's start is, or (a body that starts with a try
+        statement, 3.11+) as the loop's head ``header``."""
+        handler = self.effective_handler(blk.id)
         if blk.last.opname not in COND_JUMPS or blk.last.opname in V.JUMP_OR_POP or \
-                not same_entry(self.effective_handler(blk.id), self.effective_handler(first)):
+                not (same_entry(handler, self.effective_handler(first)) or
+                     same_entry(handler, self.effective_handler(header))):
             return None
         st = list(stack)
         try:
