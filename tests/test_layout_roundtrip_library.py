@@ -464,6 +464,72 @@ SNIPPETS = {
                 except KeyboardInterrupt:
                     pass
     ''',
+    # 3.10+: the `break` of a `while c: ... else: E` ending an if in a try body goes to
+    # where the try body ends (3.13: that jump is outside the try's range)
+    "while_else_left_by_break_inside_if_in_try": '''
+        def f(self, wants, buf):
+            offset = 0
+            try:
+                count = self.read(wants, buf)
+                if count > 0:
+                    offset = count
+                    while offset < wants:
+                        count = self.read(wants - offset, buf[offset:])
+                        if count > 0:
+                            offset += count
+                        else:
+                            break
+                    else:
+                        self.call_soon()
+            except OSError:
+                pass
+            if offset > 0:
+                self.updated(offset)
+    ''',
+    # 3.13: the end of the clause copied after the POP_EXCEPT of the try that ends it
+    "clause_ending_with_try_inside_loop_before_try": '''
+        def f(self, recv, send, fmt):
+            while not self.done():
+                try:
+                    name = recv()
+                    try:
+                        res = self.call(name)
+                    except Exception as e:
+                        msg = 0
+                    else:
+                        typeid = name and name.get(res)
+                        if typeid:
+                            msg = 3
+                        else:
+                            msg = res
+                except AttributeError:
+                    if name is None:
+                        msg = 1
+                    else:
+                        try:
+                            msg = self.fallback(name)
+                        except Exception:
+                            msg = fmt()
+                try:
+                    send(msg)
+                except Exception:
+                    send(2)
+    ''',
+    # 3.12+: the `continue` of the nested clause jumps from after all the handlers
+    "continue_from_clause_of_try_in_if_inside_try": '''
+        def f(exit, handle):
+            global exit_now
+            while True:
+                try:
+                    if exit_now:
+                        try:
+                            exit()
+                        except KeyboardInterrupt:
+                            continue
+                    handle()
+                except KeyboardInterrupt:
+                    exit_now = True
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

@@ -94,17 +94,19 @@ def read_module(code, indentation=4):
     """``(tree, session, text, ModuleVerdict)`` of the module ``code`` (inside the
     caller's ``public_errors``). Each reading of ``READINGS`` reads the whole module; a
     def or class statement not proven in it is read again in the other readings, alone
-    (``_repair``); the first reading proven wins, else the first one's result. ``tree``
+    (``_repair``); the first reading proven wins, else the first one's result (a first
+    reading that does not fit: its error, unless another is proven). ``tree``
     is what ``text`` prints; ``session.made_statement`` finds its def and class
     statements."""
-    first = None
+    first = refused = None
     for reading in READINGS:
         session = DecompileSession({}, "__temp_", reading)
         try:
             tree = session.make_module(code)
-        except Mismatch:
-            if reading is None:
-                raise  # the public error says what the first reading met
+        except Mismatch as err:
+            # (a function nested in the module may fit only another reading, as it does
+            # when decompiled alone: those are tried)
+            refused = refused or (err if reading is None else None)
             continue
         text = unparse(tree, indentation)
         verdict = prove_module(code, text, bindings=session.bindings)
@@ -113,6 +115,8 @@ def read_module(code, indentation=4):
         if verdict:
             return tree, session, text, verdict
         first = first or (tree, session, text, verdict)
+    if refused is not None:
+        raise refused  # the public error says what the first reading met
     return first
 
 

@@ -893,3 +893,155 @@ def return_in_finally_inside_try_then_raise_after(pending, result):
         else:
             raise
     raise RuntimeError("not here")
+
+
+class _Reads:
+    def __init__(self, counts):
+        self.counts, self.log = list(counts), []
+
+    def read(self, wants):
+        self.log.append(wants)
+        count = self.counts.pop(0)
+        if count is None:
+            raise BlockingIOError
+        return count
+
+
+@case(([4], 4), ([2, 2], 4), ([1, 0], 4), ([0], 4), ([None], 4), ([1, None], 4), ([1, 1, 2], 4))
+def while_else_left_by_break_inside_if_in_try(counts, wants):
+    """asyncio.sslproto.SSLProtocol._do_read__buffered: the `while c:` (3.10+ `if c:
+    <do-while c>`) with an else clause ends the if in the try body; its `break` goes
+    past the else clause, to where the try body ends (3.13 leaves that jump out of the
+    try's range; 3.10 jumps to the POP_BLOCK where the if ends): no way out of the if
+    on the loop's own end."""
+    r = _Reads(counts)
+    offset = 0
+    count = 1
+    try:
+        count = r.read(wants)
+        if count > 0:
+            offset = count
+            while offset < wants:
+                count = r.read(wants - offset)
+                if count > 0:
+                    offset += count
+                else:
+                    r.log.append("zero")  # (a bare `break` is dead code on 3.8)
+                    break
+            else:
+                r.log.append("more")
+    except BlockingIOError:
+        pass
+    if offset > 0:
+        r.log.append(offset)
+    if not count:
+        r.log.append("eof")
+    return r.log
+
+
+class _Server:
+    types = {"t": "T"}
+
+    def __init__(self, script):
+        self.script, self.log = list(script), []
+
+    def done(self):
+        return not self.script
+
+    def recv(self):
+        name = self.script.pop(0)
+        if name is None:
+            raise AttributeError("recv")
+        return name
+
+    def call(self, name):
+        if name == "boom":
+            raise ValueError(name)
+        if name.startswith("attr"):
+            raise AttributeError(name)
+        return name.upper()
+
+    def fallback(self, name):
+        if name == "attr!":
+            raise KeyError(name)
+        return "fallback"
+
+    def send(self, msg):
+        if msg == "BAD":
+            raise OSError(msg)
+        self.log.append(msg)
+
+
+@case((["a"],), (["t", "boom"],), ([None, "attr"],), (["attr!", "bad", ""],), ([],))
+def clause_ending_with_try_inside_loop_before_try(script):
+    """multiprocessing.managers.Server.serve_client: an except clause that ends with a
+    try statement, in a loop whose body goes on to another try: 3.13 copies the end of
+    the clause (its POP_EXCEPT and the jump on) after the nested clause's POP_EXCEPT,
+    a copy of the same way on (read as another, the code after the try was taken into
+    the nested clause, then `continue`)."""
+    s = _Server(script)
+    while not s.done():
+        name = None
+        try:
+            name = s.recv()
+            try:
+                res = s.call(name)
+            except ValueError as e:
+                msg = ("error", str(e))
+            else:
+                typeid = name and s.types.get(name)
+                if typeid:
+                    msg = ("proxy", typeid)
+                else:
+                    msg = res
+        except AttributeError:
+            if name is None:
+                msg = "traceback"
+            else:
+                try:
+                    msg = s.fallback(name)
+                except Exception:
+                    msg = "no fallback"
+        try:
+            s.send(msg)
+        except OSError:
+            s.send("unserializable")
+    return s.log
+
+
+def _step(script, log, what):
+    item = script.pop(0)
+    log.append((what, item))
+    if item == "K":
+        raise KeyError(what)
+    if item == "S":
+        raise ValueError(what)
+    return item
+
+
+@case((["a", ""],), (["K", "K", "x", "S"],), (["K", "x", "b", ""],), (["S"],))
+def continue_from_clause_of_try_in_if_inside_try(script):
+    """idlelib.run.main: the `continue` of a clause of the try in the if that starts the
+    try body of a `while True:` leaves that try too; 3.12+ leave its jump out of the
+    try's range, after the handlers: a way out of the outer try, not where it ends (read
+    so, the rest of the body came back as the nested try's else clause)."""
+    log = []
+    stopping = False
+    while True:
+        try:
+            if stopping:
+                try:
+                    _step(script, log, "exit")
+                except KeyError:
+                    continue
+            item = _step(script, log, "get")
+            if not item:
+                break
+            log.append(item)
+        except KeyError:
+            stopping = True
+            continue
+        except ValueError:
+            log.append("exit")
+            break
+    return log

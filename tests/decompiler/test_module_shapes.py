@@ -18,6 +18,26 @@ from depyf.decompiler.modules import decompile_module
 from depyf.equivalence import equivalent
 
 CASES = {
+    # idlelib/grep.py GrepDialog.grep_it (3.12): the method fits only the reading that
+    # joins the copied tails the other way (the conditional expression's arms each end
+    # in a copy of the call and the `return None`); the module is read so too
+    "method_fitting_another_reading": ('''
+        class Grep:
+            def grep_it(self, names):
+                hits = 0
+                try:
+                    for name in names:
+                        hits += len(name)
+                    self.log.append("hits" if hits else "none")
+                except AttributeError:
+                    pass
+
+        g = Grep()
+        g.log = []
+        g.grep_it(["ab", "c"])
+        g.grep_it([])
+        Grep().grep_it([])
+        ''', "g.log"),
     "class_sets_module_and_qualname": ('''
         class ZoneInfo:
             __module__ = "zoneinfo"

@@ -339,14 +339,17 @@ def _clause_end_key(cfg, blk, alias, facts):
     the same place, whatever their lines. Only within one try statement (the
     clauses of two go on alike by chance), and not a `continue` in the clause (a
     jump back to a head that dominates it: kept apart from the clause's end). Up to
-    3.9 the dead pair after a `continue` in a clause tells it apart: those stay."""
-    facts = _filled_facts(cfg, facts)
+    3.9 the dead pair after a `continue` in a clause tells it apart: those stay. The
+    try statement is the handler whose code the block ends (``raiser``): a clause that
+    ends with a try statement ends past that try's own POP_EXCEPT (3.12+ copy the end
+    of the enclosing clause there)."""
+    facts = _filled_facts(cfg, facts, "raiser")
     dom, index = facts["dom"], facts["index"]
     to = alias.get(blk.last.target, blk.last.target)
     if to in index and dom[blk.id] >> index[to] & 1:
         return None
     return ("POP_EXCEPT", blk.handler.target if blk.handler else None, to,
-            facts["owner"].get(blk.id))
+            facts["raiser"].get(blk.id))
 
 def _star_clause_end(cfg, blk):
     """`LIST_APPEND; JUMP` to the PREP_RERAISE_STAR that ends an except* handler."""

@@ -199,17 +199,19 @@ class Analysis:
         return True
 
     def _goes_on(self, bid, ends, sinks, region):
-        """Whether a path from ``bid`` reaches one of ``ends`` (some of ``sinks``)."""
-        if bid in ends:
+        """Whether a path from ``bid`` reaches one of ``ends`` (some of ``sinks``), also
+        through a bare jump outside ``region`` (``_leaves_to``)."""
+        if bid in ends or any(self._bare_jump_to(bid, e) for e in ends):
             return True
         reach = self.cfg.reachable(bid, sinks, region)
-        return any(s in ends for b in reach for s in self.cfg[b].succs)
+        return any(s in ends or any(self._bare_jump_to(s, e) for e in ends)
+                   for b in reach for s in self.cfg[b].succs)
 
     def _leaves_to(self, bid, end, sinks, region):
         """Whether a path from ``bid`` reaches ``end`` (one of ``sinks``), also through
         a bare jump outside ``region`` (3.13 leaves the jump after a POP_EXCEPT in an
-        enclosing try body unprotected)."""
-        if bid == end:
+        enclosing try body unprotected, and the jump of a `break` out of a loop there)."""
+        if bid == end or self._bare_jump_to(bid, end):
             return True
         reach = self.cfg.reachable(bid, sinks, region)
         return any(s == end or self.cfg.through_jumps(s) == end
@@ -270,7 +272,8 @@ class Analysis:
             if blk is not None and blk.preds and all(
                     p in region and self.cfg[p].last.target is None and
                     any(i.opname == "POP_EXCEPT" for i in self.cfg[p].instrs) for p in blk.preds) \
-                    and (self._runs_straight_out(t) or self._clause_break(t, loop)):
+                    and (self._runs_straight_out(t) or self._clause_break(t, loop) or
+                         self._clause_continue(t, exits, loop)):
                 found.add(t)
         return found
 

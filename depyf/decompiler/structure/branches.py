@@ -302,12 +302,28 @@ class Branches:
         exit, and E, where the else arm and the loop's normal end meet, must not follow
         the if). (Not the end of an expression: and/or arms jump straight there. Nor a
         `return <constant>` that left the body first, up to 3.10, where the arms meet in
-        the body.)"""
+        the body. 3.13 leaves the jump of such a `break` in a try body unprotected: a bare
+        jump outside the region on to its end.) The break may also jump to where the
+        enclosing if statement ends, no place of a loop around (3.10: that if is the last
+        statement of a try body, the loop the last of its body)."""
+        seen = self.cfg.reachable(bid, ctx.sinks() | {merge}, ctx.region)
+        if self._breaks_to_stop(seen, merge, ctx):
+            return True
         end = ctx.region_exit
         if end is None or merge == end or merge in ctx.region and self._constant_return(end):
             return False
-        seen = self.cfg.reachable(bid, ctx.sinks() | {merge}, ctx.region)
-        return any(s == end for b in seen for s in self.cfg[b].succs)
+        return any(s == end or s not in ctx.region and self._bare_jump_to(s, end)
+                   for b in seen for s in self.cfg[b].succs)
+
+    def _breaks_to_stop(self, seen, merge, ctx):
+        """Whether one of the blocks ``seen`` ends in a jump to ``ctx.stop`` (not
+        ``merge``, nor a place of the loop around): a `break` of a loop in the arm."""
+        stop = ctx.stop
+        if stop is None or stop == merge or ctx.region_exit is None or \
+                ctx.loop is not None and (stop in ctx.loop.continue_targets or stop == ctx.loop.follow):
+            return False
+        return any(self.cfg[b].last.opname == "JUMP" and self.cfg.target(self.cfg[b].last) == stop
+                   for b in seen)
 
     def _jumped_over_else(self, blk, t_true, t_false, ctx):
         """The block after `if c: A else: B` where B never goes on (returns, raises):

@@ -224,6 +224,15 @@ class Handlers:
             return heads.pop()
         return None
 
+    def _clause_continue(self, t, exits, loop):
+        """Whether block ``t`` (after a clause's POP_EXCEPT, as in ``_clause_break``) is a
+        `continue` of ``loop``, back to its head, where another of the region's ``exits``
+        goes too: the body's own way on (3.12+ lay the clause's jump out after all the
+        handlers, past that way: not where the try statement ends)."""
+        to = self.cfg.jump_only_target(t)
+        return loop is not None and to is not None and to < t and to in loop.continue_targets and \
+            any(o != t and self.cfg.through_jumps(o) == to for o in exits)
+
     def _handler_is_finally(self, entry):
         """A finally handler re-raises without ever testing the exception's type."""
         i = entry.target
