@@ -1056,6 +1056,22 @@ SNIPPETS = {
             return (g(*x, a=1, **{'b': v}), g(*x, **{k: v}, a=1), g(*x, a=1, **m, b=2),
                     g(**{k: v, 'a': 1}, **m), g(**{k: v}), g(x, a=1, **{k: v}), g(**{'a b': v}))
     ''',
+    # `try: while True: ... return x ... finally:`: the return's value leaves through the
+    # finally copy (3.8: CALL_FINALLY), the loop has no end (no `break` to a `return x`
+    # after it)
+    "while_true_return_through_finally": '''
+        def f(g, h, count, sizes):
+            total = 0
+            try:
+                while True:
+                    if count:
+                        return total
+                    g(sizes)
+                    total += 1
+            finally:
+                if total:
+                    h(total)
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8
