@@ -1048,6 +1048,30 @@ SNIPPETS = {
             except:
                 log("error")
     ''',
+    # 3.8 passes a lone `**{...}` display to CALL_FUNCTION_EX as it is (a key that names
+    # no argument stays in it), and joins keyword dicts and `**` parts in one
+    # BUILD_MAP_UNPACK_WITH_CALL (keywords in a row are one dict)
+    "call_keyword_displays": '''
+        def f(g, k, v, x, m):
+            return (g(*x, a=1, **{'b': v}), g(*x, **{k: v}, a=1), g(*x, a=1, **m, b=2),
+                    g(**{k: v, 'a': 1}, **m), g(**{k: v}), g(x, a=1, **{k: v}), g(**{'a b': v}))
+    ''',
+    # `try: while True: ... return x ... finally:`: the return's value leaves through the
+    # finally copy (3.8: CALL_FINALLY), the loop has no end (no `break` to a `return x`
+    # after it)
+    "while_true_return_through_finally": '''
+        def f(g, h, count, sizes):
+            total = 0
+            try:
+                while True:
+                    if count:
+                        return total
+                    g(sizes)
+                    total += 1
+            finally:
+                if total:
+                    h(total)
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

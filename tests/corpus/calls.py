@@ -162,3 +162,14 @@ def empty_starred_tuple_among_others(f, xs):
     # `*()` next to other starred values (3.10+ fold `*() or ()` to it): no item, but
     # the arguments are still built as a list
     return f(*(), *xs), f(*() or (), *{} and (), **() or {}), [*(), *xs], f(*(1, 2, 3), *xs)
+
+
+@case(("k", 1, [2], {"m": 3}),)
+def keyword_display_with_computed_keys(k, v, xs, m):
+    # 3.8 passes a lone `**{...}` display to CALL_FUNCTION_EX as it is, and joins keyword
+    # dicts and `**` parts in one BUILD_MAP_UNPACK_WITH_CALL: a key that names no argument
+    # keeps its display (tkinter.font.Font.__setitem__, idlelib's configdialog)
+    return (record(**{k: v}), record(v, a=1, **{k: v}), record(*xs, **{k: v}, a=1),
+            record(**{"a b": v}), record(*xs, a=1, **{"b": v}), record(*xs, a=1, **m, b=2),
+            record(**{k: v, "a": 1}, **m), record(**{1 + 1 and "n": v}),
+            record(*xs, **{"if": v, "b": 2}))

@@ -548,3 +548,40 @@ def return_cancelled_by_raising_finally(x):
     if x is None:
         returned = 5
     return got
+
+
+@case((3, [5, 0]), (0, [4]), (4, [1, 1, 1, 1, 1]), (0, []))
+def while_true_returns_through_finally(count, sizes):
+    # `try: while True: ... return x ... finally:`: the body has no normal way out, so
+    # the try ends where the `return` takes its value through the finally copy (3.8:
+    # CALL_FINALLY); no `break` to the statement after the loop (asyncio's
+    # _sock_sendfile_native and _sendfile_fallback)
+    log = []
+    blocksize = min(count, 2) if count else 16
+    total = 0
+    try:
+        while True:
+            if count:
+                blocksize = min(count - total, blocksize)
+                if blocksize <= 0:
+                    return total, blocksize, log
+            read = sizes.pop() if sizes else 0
+            if not read:
+                return total, log
+            total += read
+    finally:
+        if total > 0:
+            log.append(total)
+
+
+@case((dict, [0, 1]), (dict, []))
+def while_true_returns_value_through_same_call_in_finally(f, xs):
+    # the finally body calls what the loop calls: its copy is no way on of the loop
+    try:
+        while True:
+            f()
+            if not xs:
+                return len(xs)
+            xs.pop()
+    finally:
+        f()

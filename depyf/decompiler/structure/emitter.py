@@ -142,7 +142,7 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
                     ret = self._loop_arm_return(bid, ctx, stack) if ctx.loop is not None \
                         and ctx.loop.header in ctx.region else None
                     if ret is not None:  # (`with cm: while True: ... return f()`)
-                        out.append(ret)
+                        out.extend(ret)
                         return out, None
                     self._region_end_at = bid
                     return out, stack
@@ -310,17 +310,19 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         """The `return` of an arm of a loop body inside a try or with statement that
         leaves the region at its exit ``bid`` with the value on the stack: through the
         with's exit call, or straight into the RETURN_VALUE (3.11+ leaves it unprotected,
-        up to 3.10 it follows POP_BLOCK). None for any other way out."""
+        up to 3.10 it follows POP_BLOCK), or through the copy of a finally body. Its
+        statements, or None for any other way out."""
         ret = self._return_through_with_exit(bid, ctx, stack)
         if ret is not None or ctx.handler is None:
-            return ret
+            return None if ret is None else [ret]
         base = self._try_depth.get(ctx.handler.target)
         blk = self.cfg[self._past_pop_blocks(bid)] if bid in self.cfg.blocks else None
         if blk is None or base is None or len(stack) != base + 1 or \
-                [i.opname for i in blk.instrs] != ["RETURN_VALUE"] or \
                 not isinstance(stack[-1], ast.expr) or isinstance(stack[-1], M.Marker):
             return None
-        return self._return(blk.last, stack[-1])
+        if [i.opname for i in blk.instrs] == ["RETURN_VALUE"]:
+            return [self._return(blk.last, stack[-1])]
+        return self._loop_arm_return_through_finally(bid, ctx, stack)
 
     def _return(self, ins, value):
         """The return statement of RETURN_VALUE ``ins``, marked with what its encoding

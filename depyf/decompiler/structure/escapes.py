@@ -40,6 +40,22 @@ class Escapes:
             return more + rest, st
         return more, st
 
+    def _loop_arm_return_through_finally(self, bid, ctx, stack):
+        """`try: while True: ... return x ... finally: A`: the body has no normal way out,
+        so the region's exit ``bid`` is the copy of A on the way of the `return` (the
+        value on the stack): that escaping path, the copy and the return (the copy is
+        stripped by ``rewrite.copies``), or None when it does not end in that return."""
+        if self.handler_kind.get(ctx.handler.target) != "try" or \
+                not self._handler_is_finally(ctx.handler):
+            return None
+        value = stack[-1]
+        try:
+            more, st = self._escape(bid, ctx, stack)
+        except Mismatch:
+            return None
+        ends = all_paths_end(more, lambda n: isinstance(n, ast.Return) and n.value is value)
+        return more if st is None and more and ends else None
+
     def _left_with_into_return_none(self, more, ctx):
         """Whether the escaping path ``more`` ran the exit call of a with it left and then
         reached the end of the enclosing region of ``ctx``, a `return None`: the `return`

@@ -1,8 +1,10 @@
 """Loops: which kind a loop head is, where a loop ends (its follow), and the for and
 async for loops (``whiles`` has the while forms)."""
 import ast
+import dis
 
 from ..symbolic import markers as M
+from ...bytecode import raw
 from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS, TERMINATORS
 from .context import Loop
@@ -72,7 +74,8 @@ class Loops:
                 if s not in body:
                     cands.add(s)
         cands.discard(None)
-        cands = {c for c in cands if not self._runs_into_with_return(c)}
+        cands = {c for c in cands if not self._runs_into_with_return(c) and
+                 not self._runs_into_finally_return(c, ctx)}
         breaks = self._clause_breaks(body)
         if not cands and len(breaks) == 1 and not breaks & ctx.sinks() and \
                 not self._only_cleanup_to(min(breaks), ctx.sinks()):
@@ -132,6 +135,32 @@ class Loops:
                 return False
             b = blk.succs[0]
         return False
+
+    def _runs_into_finally_return(self, b, ctx):
+        """Whether the way out of a loop at block ``b`` runs straight on (no branch) out of
+        the body of the try/finally statement of ``ctx`` with one value more on the stack
+        (the raw instructions' stack effects): the value of a `return` on its way through
+        the copy of the finally body (3.9+) or CALL_FINALLY (3.8), `try: while True: ...
+        return x ... finally: ...`. The return of an arm of the body, never where the loop
+        ends (no other way out of a loop leaves a value behind)."""
+        if ctx.handler is None or ctx.region is None or b not in ctx.region or \
+                self.handler_kind.get(ctx.handler.target) != "try" or \
+                not self._handler_is_finally(ctx.handler):
+            return False
+        start = self.cfg[b].instrs[0].offset
+        while b in ctx.region:
+            blk = self.cfg[b]
+            if len(blk.succs) != 1 or blk.last.target is not None or blk.last.opname in TERMINATORS \
+                    or blk.succs[0] not in self.cfg.blocks:
+                return False
+            b = blk.succs[0]
+        end = self.cfg[b].instrs[0].offset
+        try:
+            effect = sum(dis.stack_effect(op, arg if op >= dis.HAVE_ARGUMENT else None, jump=False)
+                         for off, op, arg in raw.ops(self.code) if start <= off < end)
+        except ValueError:  # (an opcode without a known stack effect: no such way out)
+            return False
+        return effect == 1
 
     def _follow_among(self, cands, exits, ctx, for_exit):
         """Where a loop ends whose ways out lead to ``cands``."""

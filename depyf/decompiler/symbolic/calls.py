@@ -1,6 +1,7 @@
 """Handlers for calls (decorated defs and classes included), intrinsics, making
 functions, imports and annotations."""
 import ast
+import keyword
 
 from ..mismatch import Mismatch
 from ...bytecode import versions as V
@@ -11,6 +12,42 @@ from .markers import (AttrChain, BuildClassMarker, FromItem, FuncMarker, ImportN
                       SetupAnnotations, WithExit, WithExitCall)
 from .exprs import cell_expr
 from .stackops import peek, pop
+
+
+def keyword_names(d):
+    """The names of the keyword arguments that the dict display ``d`` passes as
+    ``f(name=...)``, or None: a key that is no string constant naming an argument (a
+    Python keyword too), or a name given twice, stays in ``**{...}``."""
+    if not isinstance(d, ast.Dict) or any(k is None for k in d.keys):
+        return None
+    names = [k.value if isinstance(k, ast.Constant) else None for k in d.keys]
+    if not all(isinstance(n, str) and n.isidentifier() and not keyword.iskeyword(n)
+               for n in names) or len(set(names)) < len(names):
+        return None
+    return names
+
+
+def call_keywords(kwargs):
+    """The keywords of a call whose ``**`` mapping is ``kwargs``: a dict of keyword
+    arguments (their names: string constants) and ``**`` parts (key None), or one mapping
+    that is no such dict (3.8: ``f(**{k: v})`` passes its display alone)."""
+    names = keyword_names(kwargs)
+    if names is not None:
+        return [ast.keyword(arg=n, value=v) for n, v in zip(names, kwargs.values)]
+    if not isinstance(kwargs, ast.Dict) or None not in kwargs.keys:
+        return [ast.keyword(arg=None, value=kwargs)]
+    keywords = []
+    for k, v in zip(kwargs.keys, kwargs.values):
+        if k is None:
+            keywords.append(ast.keyword(arg=None, value=v))
+            continue
+        names = keyword_names(ast.Dict(keys=[k], values=[v]))
+        if names is None:
+            raise Mismatch("a call's keywords mix ** parts with keys that name no argument")
+        keywords.append(ast.keyword(arg=names[0], value=v))
+    if len({kw.arg for kw in keywords if kw.arg}) < sum(1 for kw in keywords if kw.arg):
+        raise Mismatch("a call's keywords name one argument twice")
+    return keywords
 
 
 class Calls:
@@ -112,16 +149,7 @@ class Calls:
             args = list(posargs.elts)
         else:
             args = [ast.Starred(value=posargs, ctx=ast.Load())]
-        keywords = []
-        if kwargs is not None:
-            if isinstance(kwargs, ast.Dict):
-                for k, v in zip(kwargs.keys, kwargs.values):
-                    if k is None:
-                        keywords.append(ast.keyword(arg=None, value=v))
-                    else:
-                        keywords.append(ast.keyword(arg=k.value, value=v))
-            else:
-                keywords.append(ast.keyword(arg=None, value=kwargs))
+        keywords = [] if kwargs is None else call_keywords(kwargs)
         self._finish_call(func, self_arg, args, keywords, stack)
 
     def op_CALL_INTRINSIC_1(self, ins, stack, out):

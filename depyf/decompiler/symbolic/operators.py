@@ -11,6 +11,7 @@ from ..facts import Fact
 from .markers import (AppendStmt, Converted, ExcMatch, ExcValue, InplaceResult, Marker)
 from .exprs import (BINOPS, CMPOPS, NEGATABLE, UNARY, code_compare, const, formatted, index_expr,
                     name, negate, none_to_absent)
+from .calls import keyword_names
 from .stackops import need, peek, pop
 
 
@@ -314,7 +315,23 @@ class Operators:
                 values.append(p)
         stack.append(ast.Dict(keys=keys, values=values))
 
-    op_BUILD_MAP_UNPACK_WITH_CALL = op_BUILD_MAP_UNPACK
+    def op_BUILD_MAP_UNPACK_WITH_CALL(self, ins, stack, out):
+        # 3.8 `f(*a, x=1, **{k: v}, **m)`: a dict of keyword arguments joins the keywords
+        # (``calls.call_keywords``) unless the part before it did (the compiler builds
+        # keywords in a row as one dict); any other part stays a `**` part, as written
+        parts = self._pop_n(stack, ins.arg)
+        keys, values, joined = [], [], False
+        for p in parts:
+            names = keyword_names(p)
+            joined = names is not None and not joined and \
+                not set(names) & set(k.value for k in keys if k)
+            if joined:
+                keys.extend(p.keys)
+                values.extend(p.values)
+            else:
+                keys.append(None)
+                values.append(p)
+        stack.append(ast.Dict(keys=keys, values=values))
 
     # -- f-strings --------------------------------------------------------------------------
     def op_FORMAT_VALUE(self, ins, stack, out):
