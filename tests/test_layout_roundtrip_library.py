@@ -208,6 +208,17 @@ SNIPPETS = {
                         return self.handle()
                     timeout = timeout - 1
     ''',
+    # `return f()` after a for loop whose body ends in a try, inside a with
+    "return_after_for_with_try_inside_with": '''
+        def f(self, items):
+            with self.cm:
+                for item in items:
+                    try:
+                        self.emit(item)
+                    except OSError:
+                        self.skip(item)
+                return self.done()
+    ''',
     # `return x + 1` from a `while True:` inside a try: the loop's only ways out
     "return_from_while_true_inside_try": '''
         def f(self):

@@ -237,6 +237,22 @@ def return_from_while_true_inside_with(ready, suppress):
                         raise KeyError(timeout)
 
 
+@case(([],), ([1, 0, 2],), ([0, 0],), ([3, "x"],))
+def return_after_for_with_try_inside_with(items):
+    """torch._inductor.triton_bundler.TritonBundler.read_and_emit: `return f()` after a
+    for loop whose body ends in a try, all inside a with: the iterator on the stack
+    where the loop body meets the with's exit call is no value returned by an arm of
+    the body."""
+    log = []
+    with CM(log, "emit"):
+        for item in items:
+            try:
+                log.append(10 // item)
+            except ZeroDivisionError:
+                log.append("zero")
+        return len(log), log
+
+
 @case((0,), (3,), (5,), (8,), (9,))
 def return_from_while_true_inside_try(limit):
     """http.client.HTTPResponse._readinto_chunked: `return total + n` from a `while

@@ -311,14 +311,16 @@ class Emitter(Analysis, Conditions, Branches, Waiting, Matches, Loops, Whiles, W
         leaves the region at its exit ``bid`` with the value on the stack: through the
         with's exit call, or straight into the RETURN_VALUE (3.11+ leaves it unprotected,
         up to 3.10 it follows POP_BLOCK), or through the copy of a finally body. Its
-        statements, or None for any other way out."""
+        statements, or None for any other way out (a loop's own value on top, the
+        iterator of a for loop in the body, is no value returned)."""
+        if not stack or not isinstance(stack[-1], ast.expr) or isinstance(stack[-1], M.Marker):
+            return None
         ret = self._return_through_with_exit(bid, ctx, stack)
         if ret is not None or ctx.handler is None:
             return None if ret is None else [ret]
         base = self._try_depth.get(ctx.handler.target)
         blk = self.cfg[self._past_pop_blocks(bid)] if bid in self.cfg.blocks else None
-        if blk is None or base is None or len(stack) != base + 1 or \
-                not isinstance(stack[-1], ast.expr) or isinstance(stack[-1], M.Marker):
+        if blk is None or base is None or len(stack) != base + 1:
             return None
         if [i.opname for i in blk.instrs] == ["RETURN_VALUE"]:
             return [self._return(blk.last, stack[-1])]
