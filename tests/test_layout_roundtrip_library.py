@@ -541,6 +541,17 @@ SNIPPETS = {
                 except KeyboardInterrupt:
                     exit_now = True
     ''',
+    # 3.10, 3.12: the raise (its message on a line of its own) pasted after the clean-up
+    # of a chained comparison (torch.nn.RNNBase.__init__)
+    "chained_test_then_raise_over_lines": '''
+        def f(d, n, a, b):
+            if not isinstance(d, float) or not 0 <= d <= 1 or d is True:
+                raise ValueError(
+                    "message"
+                )
+            for i in range(n):
+                x = a if i == 0 else b * n
+    ''',
 }
 
 # the snippets whose syntax needs a newer Python than 3.8

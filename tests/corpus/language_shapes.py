@@ -254,3 +254,27 @@ def loop_ending_try_body_whose_try_body_raises_on_a_test(plan):
             res.append(0)
             break
     return res
+
+
+@case((0.5, 2, 2, 3, 4), (True, 1, 1, 3, 4), (-1, 1, 1, 1, 1), ("x", 1, 1, 1, 1))
+def chained_test_then_raise_over_lines(dropout, num_layers, num_directions, size, hidden):
+    """torch.nn.RNNBase.__init__: 3.10 pastes the raise (its message on lines of its own)
+    after the clean-up of the chained comparison: the copy starts at the raise's first
+    instruction, not at the first on the raise's line (which would leave values on the
+    stack and read as a conditional expression)."""
+    if (
+        not isinstance(dropout, (int, float))
+        or not 0 <= dropout <= 1
+        or isinstance(dropout, bool)
+    ):
+        raise ValueError(
+            "dropout should be a number "
+            "in [0, 1]"
+        )
+    sizes = []
+    for layer in range(num_layers):
+        for direction in range(num_directions):
+            sizes.append(
+                size if layer == 0 else hidden * num_directions
+            )
+    return sizes

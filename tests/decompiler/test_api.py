@@ -380,3 +380,36 @@ def test_a_free_variable_passed_down_and_used_by_no_statement_stays_free():
     assert inner.co_freevars == ("fn",)
     text = depyf.decompile(wrapper)
     assert "nonlocal fn" in text, text
+
+
+class _ReadsSuper:
+    """`super` named, not called, in a lambda: the compiler makes `__class__` free there
+    (and in each function between it and the class) though nothing loads it."""
+
+    def reconstruct(self, codegen):  # as torch's SuperVariable.reconstruct
+        codegen.append(lambda: codegen(repr(super)))
+        return codegen
+
+    def two_argument(self):
+        return lambda: super(_ReadsSuper, self)
+
+    named = lambda self: super  # noqa: E731
+
+
+def test_a_lambda_that_names_super_gets_no_nonlocal_class_cell():
+    for fn in (_ReadsSuper.reconstruct, _ReadsSuper.two_argument,
+               _ReadsSuper().two_argument(), _ReadsSuper.named):
+        assert "__class__" in fn.__code__.co_freevars or any(
+            "__class__" in c.co_freevars for c in fn.__code__.co_consts
+            if isinstance(c, types.CodeType))
+        text = depyf.decompile(fn)
+        assert "nonlocal" not in text, text
+
+
+def test_a_method_that_names_super_gets_no_nonlocal_class_cell():
+    class C:
+        def m(self):
+            return repr(super)
+
+    assert C.m.__code__.co_freevars == ("__class__",)
+    assert "nonlocal" not in depyf.decompile(C.m)

@@ -67,6 +67,14 @@ def _is_exit(ins):
                                      V.EXIT_BLOCKS_COPIED)
 
 
+def _in_statement(prev, ins):
+    """Whether ``prev`` may be part of the statement of the exit ``ins``: on its line, or
+    for a `raise` of a new exception, on a line of the operand below it (`raise E(` then
+    the message on the next lines: a copy split there would leave values on the stack)."""
+    return prev.line == ins.line or ins.opname == "RAISE_VARARGS" and ins.arg >= 1 and \
+        None not in (prev.line, ins.line) and prev.line > ins.line
+
+
 def copied_return_starts(instrs, leaders):
     """Where 3.11+ pasted a copy of a `return` (or bare `raise`) statement at the end of a
     block (a bare `raise` after a nested handler's POP_EXCEPT re-raises the *outer*
@@ -84,7 +92,7 @@ def copied_return_starts(instrs, leaders):
         s = r
         # (3.12+: a `RETURN_CONST` reads as two, one instruction of the copy)
         most = 4 if r > 0 and instrs[r - 1].offset == ins.offset else 3
-        while ins.opname != "RERAISE" and s > 0 and r - s < most and instrs[s - 1].line == ins.line and \
+        while ins.opname != "RERAISE" and s > 0 and r - s < most and _in_statement(instrs[s - 1], ins) and \
                 instrs[s - 1].target is None and instrs[s - 1].opname not in TERMINATORS \
                 and s not in leaders:
             s -= 1

@@ -5,9 +5,8 @@ compiler added to it: ``__module__ = __name__``, ``__qualname__ = ...``, the clo
 ``return``, ``__annotations__['x'] = T`` for ``x: T``. A function body lacks what only a
 declaration says: ``global`` / ``nonlocal``, cells nothing captures, locals only a bare
 annotation makes local, and the ``yield`` that makes a generator when the compiler dropped
-every one as unreachable. The session
-(``decompiler/session.py``) uses these for the bodies it reads, module decompilation
-(``decompiler/modules.py``) through the session.
+every one as unreachable. The session (``decompiler/session.py``) uses these for the
+bodies it reads, module decompilation (``decompiler/modules.py``) through the session.
 """
 import __future__
 import ast
@@ -219,9 +218,8 @@ def written_annotation(node):
 
 def declarations(code, instrs, outer_cells=(), live=None):
     """`global` / `nonlocal` statements: names this code rebinds outside its own scope.
-    ``outer_cells``: free variables that are cells of an enclosing function; ``live``:
-    the indexes of the instructions that can run (a free variable only dead code uses
-    needs its `nonlocal` too), None for all."""
+    ``outer_cells``: free variables that are cells of an enclosing function; ``live``: the indexes
+    of the instructions that can run (a free variable only dead code uses needs its `nonlocal`)."""
     stored_globals, stored_free = [], []
     free = set(code.co_freevars)
     stores = list(_stores(code, instrs))
@@ -233,12 +231,14 @@ def declarations(code, instrs, outer_cells=(), live=None):
         if opname in ("STORE_DEREF", "DELETE_DEREF") and name in free - shadowed and \
                 name not in stored_free:
             stored_free.append(name)
-    # a free variable nothing here uses exists only through `nonlocal x` (it keeps the
-    # outer `x` a cell: `f.__closure__` sees it)
+    # a free variable nothing here uses exists only through `nonlocal x` (`f.__closure__` sees it)
     if free:
         used = {ins.argval for ins in instrs if (live is None or ins.index in live) and (
             ins.opname.endswith(("DEREF", "CLOSURE"))
             or ins.opname.startswith("LOAD_FAST") and ins.argval in free)}  # 3.13 closures
+        if any(ins.argval == "super" and ins.opname.startswith(("LOAD_FAST", "LOAD_GLOBAL",
+               "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT")) for ins in instrs):
+            used.add("__class__")  # the compiler makes it free wherever `super` is read
         stored_free += [n for n in code.co_freevars if n not in used and n in outer_cells
                         and n not in stored_free]
     out = []
