@@ -222,6 +222,7 @@ def test_the_fast_library_subset_changes_nothing(tmp_path):
     assert totals["same"] > 0 and not report.failed(result["modules"]), report.format_table(result)
 
 
+@needs_children
 def test_decompile_only_prints_what_is_not_proven(monkeypatch, capsys):
     """``--decompile-only`` runs no test: it decompiles the chosen modules' files, exits 0
     when all are proven, and names each refused file with the checker's reason (exit 1)."""
