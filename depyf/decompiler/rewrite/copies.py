@@ -9,7 +9,7 @@ from ..symbolic import exprs as E
 from .. import facts
 from ..facts import Fact
 from .tree import (ESCAPES, TRY_KINDS, all_paths_end, breaks_out_of_loop, child_lists, drop_tail,
-                   same, is_return_none, recurse, same_stmts)
+                   else_breaks_into_bodies, same, is_return_none, recurse, same_stmts)
 
 
 def strip_copies(stmts, copy):
@@ -167,17 +167,9 @@ def _same_but_breaks(a, b):
     with the `break` at the end of its body (they compile alike: the break in the body
     jumps past the handlers; the copy of a finally body on one path reads one way, the
     handler's copy, whose break falls into the code after the loop, the other)."""
-    return same_stmts(_breaks_in_body(_copy.deepcopy(a)), _breaks_in_body(_copy.deepcopy(b)))
-
-
-def _breaks_in_body(stmts):
-    for s in stmts:
-        if isinstance(s, ast.Try) and not s.finalbody and len(s.orelse) == 1 and \
-                isinstance(s.orelse[0], ast.Break):
-            s.body, s.orelse = s.body + s.orelse, []
-        for body in child_lists(s):
-            _breaks_in_body(body)
-    return stmts
+    def moved(stmts):
+        return else_breaks_into_bodies(_copy.deepcopy(stmts), (ast.Try,), into_loops=True)
+    return same_stmts(moved(a), moved(b))
 
 
 def _drops_pending_return(s):

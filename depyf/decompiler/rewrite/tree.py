@@ -101,20 +101,24 @@ def breaks_out_of_loop(stmts, is_end):
         return stmts
     for arm, k in ends:
         arm[k:] = [ast.Break()]
-    _breaks_into_try_bodies(loop.body)
+    else_breaks_into_bodies(loop.body)
     return stmts[:-1] + [loop] + tails[0]
 
 
-def _breaks_into_try_bodies(stmts):
-    """A `break` that is a try statement's whole else clause ends its body instead (the
-    way out past POP_BLOCK the handler's copy fell into: the source's `break`)."""
+def else_breaks_into_bodies(stmts, kinds=TRY_KINDS, into_loops=False):
+    """``stmts``, changed in place: a `break` that is a try statement's whole else clause
+    ends its body instead (they compile alike: the break in the body jumps past the
+    handlers; the way out past POP_BLOCK that a handler's copy fell into is the source's
+    `break`). ``kinds``: the try statements changed; ``into_loops``: also inside nested
+    loops."""
     for s in stmts:
-        if isinstance(s, TRY_KINDS) and not s.finalbody and len(s.orelse) == 1 and \
+        if isinstance(s, kinds) and not s.finalbody and len(s.orelse) == 1 and \
                 isinstance(s.orelse[0], ast.Break):
             s.body, s.orelse = s.body + s.orelse, []
-        if not isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+        if into_loops or not isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
             for body in child_lists(s):
-                _breaks_into_try_bodies(body)
+                else_breaks_into_bodies(body, kinds, into_loops)
+    return stmts
 
 
 def _loop_ends(stmts, is_end, ends):
