@@ -559,7 +559,6 @@ MIN_PYTHON = {}
 # not fixed yet there
 KNOWN = {# 3.14: not yet read back (shapes found by CPython's library tests on 3.8-3.13)
          "constant_return_inside_nested_withs": [(3, 14)],
-         "return_from_while_true_inside_with": [(3, 14)],
          # 3.8-3.9 (as on main): `return 0` read as a break to a `return 0` after the loop
          # (the same behaviour, proven; another layout)
          "return_from_while_true_inside_try": [(3, 8), (3, 9)],

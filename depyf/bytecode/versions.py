@@ -364,6 +364,10 @@ SPECIAL_METHODS = (("__enter__", "__exit__", "__aenter__", "__aexit__")
 # self (or NULL) sit below the exception-table protocol's values, 5 and 4 deep at
 # WITH_EXCEPT_START (3.11-3.13: the bound ``__exit__`` alone, 4 deep).
 WITH_EXIT_HAS_SELF = PY >= (3, 14)
+# A `return` from a with's body puts its value below what the exit call needs: 3.14
+# swaps it below the method and its self (SWAP 3; SWAP 2), earlier versions below the
+# bound exit (SWAP 2; up to 3.10 ROT_TWO, normalized to it).
+WITH_RETURN_SWAPS = (3, 2) if WITH_EXIT_HAS_SELF else (2,)
 # 3.14's CALL_FUNCTION_EX takes no argument: the slot for ``**kwargs`` is always there
 # (PUSH_NULL when the call has none); up to 3.13 the argument's bit 1 says.
 CALL_FUNCTION_EX_KWARGS_SLOT = PY >= (3, 14)

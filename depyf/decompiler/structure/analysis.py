@@ -4,7 +4,7 @@ split at, and small path questions (does a block only raise, only jump on, ...).
 from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS
 from ..symbolic import markers as M
-from .helpers import WITH_EXIT_WINDOW, first_op, is_exit_call, same_entry, skip_exit_calls
+from .helpers import WITH_EXIT_WINDOW, first_op, is_exit_call, same_entry, swaps_and_exits
 
 
 class Analysis:
@@ -236,8 +236,7 @@ class Analysis:
             return False
         instrs = self.cfg.instrs
         if stack[-1] is self._escaping_value and self.handler_kind.get(ctx.handler.target) == "with" \
-                and any(isinstance(v, M.WithExit) for v in stack) and instrs[bid].opname == "SWAP" \
-                and instrs[bid].arg == 2 and skip_exit_calls(instrs, bid + 1) > bid + 1:
+                and any(isinstance(v, M.WithExit) for v in stack) and swaps_and_exits(instrs, bid):
             return True  # (the exit call with the value swapped below: that of a `return`)
         a, b = blocks[bid], blocks[exit_]
         return a.succs == b.succs and len(a.succs) == 1 and same_entry(a.handler, b.handler) and \

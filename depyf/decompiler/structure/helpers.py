@@ -1,6 +1,7 @@
 """Small utilities the construct families share (no state)."""
 import ast
 
+from ...bytecode import versions as V
 from ..mismatch import Mismatch
 from ..symbolic import markers as M
 from ..symbolic.markers import Marker
@@ -39,6 +40,23 @@ def const_returned_after_exits(instrs):
 
 
 _EXIT_38 = ["BEGIN_FINALLY", "WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "POP_FINALLY"]
+
+
+def past_return_swaps(instrs, k):
+    """Index after the swaps from ``instrs[k]`` that put a `return` value below a with's
+    exit (``V.WITH_RETURN_SWAPS``), or None where they are not there."""
+    swaps = V.WITH_RETURN_SWAPS
+    ops = instrs[k:k + len(swaps)]
+    if len(ops) == len(swaps) and all(i.opname == "SWAP" and i.arg == n for i, n in zip(ops, swaps)):
+        return k + len(swaps)
+    return None
+
+
+def swaps_and_exits(instrs, k):
+    """Whether ``instrs[k:]`` start the way out of a `return` through a with: its value
+    swapped below the exit, then the exit called."""
+    swapped = past_return_swaps(instrs, k)
+    return swapped is not None and skip_exit_calls(instrs, swapped) > swapped
 
 
 def skip_exit_calls(instrs, k):

@@ -8,7 +8,7 @@ from ...bytecode import raw
 from ...bytecode import versions as V
 from ..flow.instructions import COND_JUMPS, TERMINATORS
 from .context import Loop
-from .helpers import appends_to, is_exit_call, same_entry, skip_exit_calls, take_target
+from .helpers import appends_to, is_exit_call, past_return_swaps, same_entry, skip_exit_calls, take_target
 
 
 class Loops:
@@ -121,10 +121,11 @@ class Loops:
             while True:
                 while k < len(instrs) and instrs[k].opname == "POP_BLOCK":
                     k += 1
-                if k >= len(instrs) or instrs[k].opname != "SWAP" or instrs[k].arg != 2:
+                swapped = past_return_swaps(instrs, k)
+                if swapped is None:
                     break
-                after = skip_exit_calls(instrs, k + 1)
-                if after == k + 1:
+                after = skip_exit_calls(instrs, swapped)
+                if after == swapped:
                     return False
                 k, exits = after, exits + 1
             if k < len(instrs) and instrs[k].opname == "RETURN_VALUE" and (exits or len(seen) > 1 and (

@@ -172,9 +172,12 @@ def _guard_start(instrs, j, code, exits):
         if need < 0:
             return None
         if need == 0:
-            before = by_offset.get(ops[k - 1][0]) if k > 0 else None
+            b = k - 1  # the instruction before, past those the reading drops (NOT_TAKEN)
+            while b > 0 and dis.opname[ops[b][1]] in V.DROPPED:
+                b -= 1
+            before = by_offset.get(ops[b][0]) if k > 0 else None
             if before is not None and before.opname in _GUARD_JUMPS and before.target in exits:
-                need, k = 1, k - 1  # an and/or before it: the guard goes on further back
+                need, k = 1, b  # an and/or before it: the guard goes on further back
                 continue
             ins = by_offset.get(off)
             if ins is None or not dis.opname[op].startswith(_GUARD_FIRST):
