@@ -74,6 +74,20 @@ def _attempt(log, fail):
         raise RuntimeError(fail)
 
 
+@case((True, 0, 1), (True, 1, 1), (False, 1, 0), (True, 0, 0), (False, 0, 1))
+def with_body_then_return_constant_after_with_finally_with_and(suppress, fail, flag):
+    # the same, the return after the with: a suppressing __exit__ goes on to it
+    log = []
+    try:
+        with Manager(log, suppress):
+            work(log, fail)
+        return 1
+    finally:
+        if flag and log:
+            log.append("finally")
+        log.append(len(log))
+
+
 @case((True, 0, 1, 1), (False, 0, 1, 0), (False, 1, 1, 1), (False, 0, 1, 1))
 def with_clause_returns_constant_like_the_body(s, fail, a, b):
     # 3.10: both `return False` leave the with the same way (exit call, then the constant

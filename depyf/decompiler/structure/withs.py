@@ -126,7 +126,8 @@ class Withs:
 
     def _const_return_after_exit(self, tail_stmts, nxt):
         """`with cm: ...; return <constant>` (up to 3.9): the exit call, the POP_BLOCKs of
-        enclosing try statements, then the value loaded and returned, with no jump between
+        enclosing try statements (3.8: and the calls of their finally bodies), then the
+        value loaded and returned, with no jump between
         (after the with, the code goes on with a jump; 3.10+ copies returns there)."""
         if V.EXIT_BLOCKS_COPIED:
             return None
@@ -137,6 +138,12 @@ class Withs:
             return None
         instrs = self.cfg.instrs
         at = skip_exit_calls(instrs, nxt)  # (a return from nested withs: theirs too)
+        while True:  # (3.8: the finally bodies of enclosing try statements called first)
+            ops = [i.opname for i in instrs[at:at + 2]]
+            if ops[:1] == ["CALL_FINALLY"] or ops == ["POP_BLOCK", "CALL_FINALLY"]:
+                at += ops.index("CALL_FINALLY") + 1
+            else:
+                break
         if [i.opname for i in instrs[at:at + 2]] != ["LOAD_CONST", "RETURN_VALUE"] or \
                 instrs[nxt - 1].opname != "POP_BLOCK" or any(nxt <= (i.target or -1) <= at for i in instrs):
             return None
@@ -185,13 +192,14 @@ class Withs:
         return ret, cont
 
     def _finally_copy_then_return(self, entry, nxt, ctx, stack):
-        """`try: with cm: ...; return <constant>` `finally: ...` (3.10+): after the exit
-        call, block ``nxt`` runs a copy of the finally body that ends in that return on
-        each of its paths, while a suppressing __exit__ goes on elsewhere (after the with):
-        the return is the body's. (the copy and its returns: stripped with the try's other
-        copies; where the suppressing path goes on), or (None, None)."""
-        if not V.EXIT_BLOCKS_COPIED:
-            return None, None  # (up to 3.9 the return follows the copy, once)
+        """`try: with cm: ...; return <constant>` `finally: ...`: after the exit call,
+        block ``nxt`` runs a copy of the finally body that ends in that return (on each of
+        its paths, 3.10+; once after them, 3.9), while a suppressing __exit__ goes on
+        elsewhere (after the with): the return is the body's. (the copy and its returns:
+        stripped with the try's other copies; where the suppressing path goes on), or
+        (None, None)."""
+        if not V.RETURN_THROUGH_FINALLY_COPIES:
+            return None, None  # (3.8 calls the finally body: ``_const_return_after_exit``)
         cont = self._with_suppressed_exit(entry)
         if cont is None or cont not in self.cfg.blocks or nxt not in self.cfg.blocks or \
                 self.cfg.through_jumps(cont) == self.cfg.through_jumps(nxt):
