@@ -11,9 +11,10 @@ alternating, each with its own empty ``TORCHINDUCTOR_CACHE_DIR`` and
 builds the model first, then times one forward under ``torch.compile`` (compiling and
 running), for depyf including entering and leaving the ``with`` block. Prints the medians
 and their ratio (``cpu``: the ratio of the medians of the processes' CPU time, steadier
-on a loaded machine), the load average, and for the depyf processes the median of depyf's own
-time (its bytecode hook) per transformed code object against the code object's
-instruction count, with the slope (ms per 1000 instructions) over every depth. On a machine
+on a loaded machine), each alternation's own ratio (their spread: how much the machine
+drifts between alternations), the load average, and for the depyf processes the median
+of depyf's own time (its bytecode hook) per transformed code object against the code
+object's instruction count, with the slope (ms per 1000 instructions) over every depth. On a machine
 of many cores, ``--jobs N`` runs N alternations at a time (a plain process and a depyf
 process one after the other, so both meet the same load), each child with
 ``OMP_NUM_THREADS`` = cores / N.
@@ -28,8 +29,8 @@ Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
     python benchmarks/deep_model.py --jobs 8              # 8 alternations at a time (16+ cores)
 
 The JSON (``--out-dir``) holds the versions, the load average at the start and the end, one
-row per depth and backend (with depyf's hook time per transformed code object) and the
-slope; the table of docs/performance.md is made from it
+row per depth and backend (with each alternation's times and depyf's hook time per
+transformed code object) and the slope; the table of docs/performance.md is made from it
 (``python tools/docs_tables.py record deep-model``).
 """
 import argparse
@@ -193,12 +194,19 @@ def make_row(layers, backend, pairs, points, against=None):
         points.append((instructions, statistics.median(times)))
     hook = sum(s for _, _, s in codes)
     runs = len(pairs)
+    # each alternation's own ratio (its two processes ran one after the other): their
+    # spread shows how far the machine drifts between alternations
+    own = sorted(r["depyf"]["seconds"] / r["plain"]["seconds"] for r in pairs)
     row = {"layers": layers, "backend": backend, "runs": runs, "plain_seconds": p,
            "depyf_seconds": d, "ratio": d / p, "cpu_ratio": dc / pc, "hook_seconds": hook,
+           "pair_ratios": own,
+           "alternations": [{mode: {"seconds": r[mode]["seconds"], "cpu": r[mode]["cpu"]}
+                             for mode in ("plain", "depyf")} for r in pairs],
            "per_code": [{"name": n, "instructions": i, "seconds": s} for n, i, s in codes]}
-    print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  %s" % (
+    print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  %s (alternations: %s)" % (
         layers, backend, runs, p, d, d / p, dc / pc, hook,
-        "; ".join("%s %d instr %.0f ms" % (n, i, 1e3 * s) for n, i, s in codes)), flush=True)
+        "; ".join("%s %d instr %.0f ms" % (n, i, 1e3 * s) for n, i, s in codes),
+        " ".join("%.2f" % x for x in own)), flush=True)
     if against is not None:
         o, oc = median("other", "seconds"), median("other", "cpu")
         other_hook = statistics.median(sum(s for _, _, s in r["other"]["per_code"]) for r in pairs)

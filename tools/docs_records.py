@@ -78,12 +78,13 @@ def deep_reduce(out_dir):
 
 def deep_table(rows, data):
     lines = ["| layers | backend | runs | plain (s) | with prepare_debug (s) | ratio | CPU ratio "
-             "| depyf's hook (s) | transformed code objects (instructions) |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| alternations' ratios | depyf's hook (s) | transformed code objects (instructions) |",
+             "|---:|---|---:|---:|---:|---:|---:|---|---:|---|"]
     for r in rows:
-        lines.append("| %d | %s | %d | %.2f | %.2f | %.2f | %.2f | %.3f | %s |" % (
+        own = r.get("pair_ratios")  # (rows recorded before they were kept: none)
+        lines.append("| %d | %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %.3f | %s |" % (
             r["layers"], r["backend"], r["runs"], r["plain_seconds"], r["depyf_seconds"], r["ratio"],
-            r["cpu_ratio"], r["hook_seconds"],
+            r["cpu_ratio"], "%.2f-%.2f" % (min(own), max(own)) if own else "-", r["hook_seconds"],
             ", ".join("`%s` %d" % (c["name"], c["instructions"]) for c in r["per_code"])))
     lines.append("")
     slope = data.get("slope_ms_per_1000")
