@@ -14,15 +14,21 @@ from .exprs import cell_expr
 from .stackops import peek, pop
 
 
+def _argument_name(key):
+    """The argument that the dict key ``key`` names when passed as ``f(name=...)``, or
+    None (no string constant naming one; a Python keyword names none)."""
+    n = key.value if isinstance(key, ast.Constant) else None
+    return n if isinstance(n, str) and n.isidentifier() and not keyword.iskeyword(n) else None
+
+
 def keyword_names(d):
     """The names of the keyword arguments that the dict display ``d`` passes as
-    ``f(name=...)``, or None: a key that is no string constant naming an argument (a
-    Python keyword too), or a name given twice, stays in ``**{...}``."""
+    ``f(name=...)``, or None: a key that names no argument, or a name given twice, stays
+    in ``**{...}``."""
     if not isinstance(d, ast.Dict) or any(k is None for k in d.keys):
         return None
-    names = [k.value if isinstance(k, ast.Constant) else None for k in d.keys]
-    if not all(isinstance(n, str) and n.isidentifier() and not keyword.iskeyword(n)
-               for n in names) or len(set(names)) < len(names):
+    names = [_argument_name(k) for k in d.keys]
+    if None in names or len(set(names)) < len(names):
         return None
     return names
 
@@ -41,10 +47,10 @@ def call_keywords(kwargs):
         if k is None:
             keywords.append(ast.keyword(arg=None, value=v))
             continue
-        names = keyword_names(ast.Dict(keys=[k], values=[v]))
-        if names is None:
+        arg = _argument_name(k)
+        if arg is None:
             raise Mismatch("a call's keywords mix ** parts with keys that name no argument")
-        keywords.append(ast.keyword(arg=names[0], value=v))
+        keywords.append(ast.keyword(arg=arg, value=v))
     if len({kw.arg for kw in keywords if kw.arg}) < sum(1 for kw in keywords if kw.arg):
         raise Mismatch("a call's keywords name one argument twice")
     return keywords

@@ -304,34 +304,19 @@ class Operators:
         stack.append(self._build_unpack(stack, ins.arg, "set"))
 
     def op_BUILD_MAP_UNPACK(self, ins, stack, out):
-        parts = self._pop_n(stack, ins.arg)
-        keys, values = [], []
-        for p in parts:
-            if isinstance(p, ast.Dict):
-                keys.extend(p.keys)
-                values.extend(p.values)
-            else:
-                keys.append(None)
-                values.append(p)
-        stack.append(ast.Dict(keys=keys, values=values))
+        stack.append(_joined_dict(self._pop_n(stack, ins.arg),
+                                  lambda part, keys, before: isinstance(part, ast.Dict)))
 
     def op_BUILD_MAP_UNPACK_WITH_CALL(self, ins, stack, out):
         # 3.8 `f(*a, x=1, **{k: v}, **m)`: a dict of keyword arguments joins the keywords
         # (``calls.call_keywords``) unless the part before it did (the compiler builds
         # keywords in a row as one dict); any other part stays a `**` part, as written
-        parts = self._pop_n(stack, ins.arg)
-        keys, values, joined = [], [], False
-        for p in parts:
-            names = keyword_names(p)
-            joined = names is not None and not joined and \
+        def joins(part, keys, before):
+            names = keyword_names(part)
+            return names is not None and not before and \
                 not set(names) & set(k.value for k in keys if k)
-            if joined:
-                keys.extend(p.keys)
-                values.extend(p.values)
-            else:
-                keys.append(None)
-                values.append(p)
-        stack.append(ast.Dict(keys=keys, values=values))
+
+        stack.append(_joined_dict(self._pop_n(stack, ins.arg), joins))
 
     # -- f-strings --------------------------------------------------------------------------
     def op_FORMAT_VALUE(self, ins, stack, out):
@@ -372,3 +357,19 @@ def _grown(stack, depth):
             facts.note(new, fact, facts.get(old, fact))
     stack[-depth] = new
     return new
+
+
+def _joined_dict(parts, joins):
+    """One dict display of the mappings ``parts`` (BUILD_MAP_UNPACK*): a part that
+    ``joins(part, keys so far, whether the part before joined)`` gives its items, any
+    other stays a `**` part."""
+    keys, values, joined = [], [], False
+    for p in parts:
+        joined = joins(p, keys, joined)
+        if joined:
+            keys.extend(p.keys)
+            values.extend(p.values)
+        else:
+            keys.append(None)
+            values.append(p)
+    return ast.Dict(keys=keys, values=values)
