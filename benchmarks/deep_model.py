@@ -176,6 +176,12 @@ def run_pairs(configs, runs, jobs, against=None):
     return results
 
 
+def alternation_ratios(row):
+    """Each alternation's own ratio, sorted (its two processes ran one after the other):
+    their spread shows how far the machine drifted between alternations."""
+    return sorted(a["depyf"]["seconds"] / a["plain"]["seconds"] for a in row.get("alternations", ()))
+
+
 def make_row(layers, backend, pairs, points, against=None):
     """One row from a configuration's alternations: medians, ratios, the per-code hook
     times (added to ``points``); prints it, and the row of ``against``'s depyf."""
@@ -194,19 +200,15 @@ def make_row(layers, backend, pairs, points, against=None):
         points.append((instructions, statistics.median(times)))
     hook = sum(s for _, _, s in codes)
     runs = len(pairs)
-    # each alternation's own ratio (its two processes ran one after the other): their
-    # spread shows how far the machine drifts between alternations
-    own = sorted(r["depyf"]["seconds"] / r["plain"]["seconds"] for r in pairs)
     row = {"layers": layers, "backend": backend, "runs": runs, "plain_seconds": p,
            "depyf_seconds": d, "ratio": d / p, "cpu_ratio": dc / pc, "hook_seconds": hook,
-           "pair_ratios": own,
            "alternations": [{mode: {"seconds": r[mode]["seconds"], "cpu": r[mode]["cpu"]}
                              for mode in ("plain", "depyf")} for r in pairs],
            "per_code": [{"name": n, "instructions": i, "seconds": s} for n, i, s in codes]}
     print("%6d %-9s %4d %10.3f %10.3f %7.2f %7.2f %9.3f  %s (alternations: %s)" % (
         layers, backend, runs, p, d, d / p, dc / pc, hook,
         "; ".join("%s %d instr %.0f ms" % (n, i, 1e3 * s) for n, i, s in codes),
-        " ".join("%.2f" % x for x in own)), flush=True)
+        " ".join("%.2f" % x for x in alternation_ratios(row))), flush=True)
     if against is not None:
         o, oc = median("other", "seconds"), median("other", "cpu")
         other_hook = statistics.median(sum(s for _, _, s in r["other"]["per_code"]) for r in pairs)

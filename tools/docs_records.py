@@ -62,6 +62,14 @@ def overhead_table(rows, data):
     return lines
 
 
+def _benchmark(name):
+    """The module ``benchmarks/<name>.py`` (for the functions its records are read with)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO, "benchmarks", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 # ---- deep-model: benchmarks/deep_model.py -------------------------------------------------
 
 def deep_reduce(out_dir):
@@ -77,11 +85,12 @@ def deep_reduce(out_dir):
 
 
 def deep_table(rows, data):
+    deep = _benchmark("deep_model")
     lines = ["| layers | backend | runs | plain (s) | with prepare_debug (s) | ratio | CPU ratio "
              "| alternations' ratios | depyf's hook (s) | transformed code objects (instructions) |",
              "|---:|---|---:|---:|---:|---:|---:|---|---:|---|"]
     for r in rows:
-        own = r.get("pair_ratios")  # (rows recorded before they were kept: none)
+        own = deep.alternation_ratios(r)  # (rows recorded before the times were kept: none)
         lines.append("| %d | %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %.3f | %s |" % (
             r["layers"], r["backend"], r["runs"], r["plain_seconds"], r["depyf_seconds"], r["ratio"],
             r["cpu_ratio"], "%.2f-%.2f" % (min(own), max(own)) if own else "-", r["hook_seconds"],
@@ -193,18 +202,10 @@ def cpython_table(rows, data):
 
 # ---- torch-source-corpus: benchmarks/package_corpus.py ------------------------------------
 
-def _package_corpus():
-    spec = importlib.util.spec_from_file_location(
-        "package_corpus", os.path.join(REPO, "benchmarks", "package_corpus.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def corpus_row(path):
     """One Python version of a package_corpus ``--json`` run: its summary rows per package,
     what was not proven (with causes) and how it was measured."""
-    pc = _package_corpus()
+    pc = _benchmark("package_corpus")
     run = _load_json(path)
     return {"own": {"date": run.get("date", "")[:10] or None, "depyf": run.get("depyf_commit")},
             "python": run["python"], "version": run["version"],
@@ -234,7 +235,7 @@ def corpus_reduce(out_dir):
 
 
 def corpus_table(rows, data):
-    pc = _package_corpus()
+    pc = _benchmark("package_corpus")
     rows = sorted(rows, key=lambda r: _vkey(r["python"]))
     summary = [dict(s, slowest=tuple(s["slowest"])) for r in rows for s in r["summary"]]
     statuses = ("proven", "unproven", "no-compile", "error", "timeout")
