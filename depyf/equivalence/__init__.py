@@ -183,6 +183,8 @@ class _Check:
                            candidate=d.what_b, different=True)
         except (ModelLimit, StackUnderflow) as e:
             return Verdict(False, "%s: not proven: %s" % (a.co_name, e))
+        finally:
+            explorer.release()
         return None
 
     def _nested(self, a, b):

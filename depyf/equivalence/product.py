@@ -54,6 +54,17 @@ class Explorer:
                 raise ModelLimit("more than %d joined states to explore" % self.budget)
             queue.extend(self._step(state))
 
+    def release(self):
+        """Break the links from lineages to the states stored from them (a stored state's
+        own state leads back to the lineage it came from): once the exploration is over,
+        reference counting frees it all, without a run of the cyclic garbage collector
+        (held off while depyf works inside a compile: ``torch_debug.gc_pause``)."""
+        for groups in self.stored.values():
+            for _, variants in groups:
+                for stored in variants:
+                    stored.lineage.children = []
+        self.stored = {}
+
     def _advance(self, fa, fb, pairing, decisions, origin):
         """Run both sides to their next stops: the product states reached."""
         out = []

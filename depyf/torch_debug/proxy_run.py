@@ -230,7 +230,7 @@ def run(code, decisions, global_labels, const_labels):
     fn = types.FunctionType(code, g, code.co_name, None, closure or None)
     kwargs = {}
     previous = sys.gettrace()
-    sys.settrace(_line_budget(code))  # a loop that never touches a proxy must end too
+    sys.settrace(_LineBudget(code))  # a loop that never touches a proxy must end too
     try:
         result = fn(*args, **kwargs)
         rec.events.append(("return", rec.canon(result)))
@@ -240,24 +240,26 @@ def run(code, decisions, global_labels, const_labels):
         rec.events.append(("raise", type(exc).__name__))
     finally:
         sys.settrace(previous)
+        rec.keep = []  # (its containers hold proxies, which hold the recorder: a cycle)
     return rec.events, rec.truth_tests
 
 
-def _line_budget(code):
-    """A trace function that stops the run after ``_MAX_LINES`` line events in ``code``."""
-    count = [0]
+class _LineBudget:
+    """A trace function that stops the run after ``_MAX_LINES`` line events in ``code``
+    (an object, not a closure that returns itself: that would be a reference cycle)."""
 
-    def local(frame, event, arg):
+    def __init__(self, code):
+        self.code, self.count = code, 0
+
+    def __call__(self, frame, event, arg):
+        return self.local if frame.f_code is self.code else None
+
+    def local(self, frame, event, arg):
         if event == "line":
-            count[0] += 1
-            if count[0] > _MAX_LINES:
+            self.count += 1
+            if self.count > _MAX_LINES:
                 raise _Budget()
-        return local
-
-    def tracer(frame, event, arg):
-        return local if frame.f_code is code else None
-
-    return tracer
+        return self.local
 
 
 def compare(candidate, reference, name_map, bindings, max_runs=16):

@@ -66,21 +66,36 @@ def bound_before(func, walrus=True):
     Conservative: anything deleted anywhere in a compound statement counts as unbound
     inside it; after it, only an ``if`` (what every branch that goes on binds) and a
     ``try`` with a ``finally`` and no handlers (what its body binds) add names."""
-    out = {}
+    timeline = _Timeline(walrus)
+    timeline.block(func.body, _start(_arg_names(func.args)))
+    return timeline.out
 
-    def block(body, bound):
+
+class _Timeline:
+    """The walk of ``bound_before`` (methods, not nested functions that call each other:
+    those would form a reference cycle holding every ``Bound`` until the cyclic collector
+    runs)."""
+
+    def __init__(self, walrus):
+        self.walrus = walrus
+        self.out = {}
+
+    def block(self, body, bound):
+        out = self.out
         for st in body:
             out[id(st)] = bound
-            bound = after(st, bound)
+            bound = self.after(st, bound)
         return bound
 
-    def after(st, bound):
+    def after(self, st, bound):
         if isinstance(st, ast.Delete):
             return _changed(bound, _deleted_in(st), False)
         compound = isinstance(st, COMPOUND) or type(st).__name__ in ("TryStar", "Match")
         if not compound:
+            walrus = self.walrus
             has_walrus = walrus is True or bool(walrus) and id(st) in walrus
             return _changed(bound, _stores_of(st, has_walrus), True)
+        block = self.block
         inner = _changed(bound, _deleted_in(st), False)
         if isinstance(st, ast.If):
             ends = [(block(branch, inner), terminates(branch)) for branch in (st.body, st.orelse)]
@@ -110,6 +125,3 @@ def bound_before(func, walrus=True):
                 deleted = set().union(*(_deleted_in(s) for s in st.finalbody))
                 return _start((body_end.frozen() | final_end.frozen()) - deleted)
         return inner
-
-    block(func.body, _start(_arg_names(func.args)))
-    return out
