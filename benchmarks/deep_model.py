@@ -25,6 +25,7 @@ Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
     python benchmarks/deep_model.py --layers 1 --runs 1 --backends eager   # smoke test
     python benchmarks/deep_model.py --layers 32 --backends eager --against REV  # REV's depyf too
     python benchmarks/deep_model.py --profile 32 eager    # cProfile depyf's hook in one process
+    python benchmarks/deep_model.py --phases 32 eager     # wall time of depyf's steps, one process
     python benchmarks/deep_model.py --out-dir DIR         # also write DIR/deep-model.json
     python benchmarks/deep_model.py --jobs 8              # 8 alternations at a time (16+ cores)
 
@@ -115,6 +116,55 @@ def profile(layers, backend, top):
     print("%d layers/%s with prepare_debug: %.3f s under cProfile; hook: %s" % (
         layers, backend, seconds, ", ".join("%s %d instr %.3f s" % c for c in per_code)))
     pstats.Stats(prof).sort_stats("cumulative").print_stats(r"depyf", top)
+
+
+# depyf's steps timed by ``--phases``: (label, module, attribute); nested steps are inside
+# the ones above them (the hook holds the decompiling, the fold and the check)
+PHASES = (
+    ("hook", "depyf.torch_debug.transformed_code", "TransformedCodeHook.__call__"),
+    ("  decompile", "depyf.torch_debug.transformed_code", "TransformedCodeHook._decompiled"),
+    ("  fold", "depyf.torch_debug.readable", "fold"),
+    ("  check", "depyf.torch_debug.transformed_code", "TransformedCodeHook._check"),
+    ("    proxy runs", "depyf.torch_debug.proxy_run", "compare"),
+    ("  graph files", "depyf.torch_debug.graphs", "GraphDumper.compiled"),
+    ("graph validity checks", "depyf.torch_debug.graphs", "compiles"),
+    ("trace events", "depyf.torch_debug.prepare", "Capture._on_trace"),
+    ("full-code and overview files", "depyf.torch_debug.prepare", "Capture.write_summaries"),
+    ("  reading copies", "depyf.torch_debug.full_code", "readable_copy"),
+)
+
+
+def phases(layers, backend):
+    """Wall time and calls of each of depyf's steps (``PHASES``) in one prepare_debug
+    process, without a profiler's cost per call."""
+    import importlib
+
+    spent, calls = collections.Counter(), collections.Counter()
+
+    def timed(label, real):
+        @functools.wraps(real)
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                spent[label] += time.perf_counter() - start
+                calls[label] += 1
+        return wrapper
+
+    for label, module, attribute in PHASES:
+        owner = importlib.import_module(module)
+        *path, name = attribute.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        setattr(owner, name, timed(label, getattr(owner, name)))
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmp, "inductor")
+        os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        seconds, _, _ = timed_run(layers, backend, True, os.path.join(tmp, "dump"))
+    print("%d layers/%s with prepare_debug: %.3f s" % (layers, backend, seconds))
+    for label, _, _ in PHASES:
+        print("%-30s %8.3f s %5d call(s)" % (label, spent[label], calls[label]))
 
 
 def measure(layers, backend, use_depyf, code_root=REPO):
@@ -243,6 +293,8 @@ def main():
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--profile", nargs=2, metavar=("LAYERS", "BACKEND"))
     parser.add_argument("--top", type=int, default=40, help="rows of --profile")
+    parser.add_argument("--phases", nargs=2, metavar=("LAYERS", "BACKEND"),
+                        help="wall time of depyf's steps in one prepare_debug process")
     parser.add_argument("--out-dir", help="write deep-model.json (the results) here")
     args = parser.parse_args()
     if args.child:
@@ -252,6 +304,9 @@ def main():
         return
     if args.profile:
         profile(int(args.profile[0]), args.profile[1], args.top)
+        return
+    if args.phases:
+        phases(int(args.phases[0]), args.phases[1])
         return
     import torch
 

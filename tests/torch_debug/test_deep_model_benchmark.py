@@ -32,3 +32,19 @@ def test_deep_model_benchmark_smallest_size(tmp_path):
         data = json.load(f)
     assert [(r["layers"], r["backend"], r["runs"]) for r in data["rows"]] == [(1, "eager", 2)]
     assert data["rows"][0]["per_code"] and data["torch"] and data["python"] and data["jobs"] == 2
+
+
+def test_deep_model_phases_time_every_step(tmp_path):
+    """``--phases``: every step it names is found (a renamed function fails here) and was
+    called in the one compile."""
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, os.path.join(REPO, "benchmarks", "deep_model.py"), "--phases", "1", "eager"],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    steps = {line[:30].strip(): line[30:].split() for line in proc.stdout.splitlines()
+             if line.endswith("call(s)")}
+    for step in ("hook", "decompile", "fold", "check", "proxy runs", "graph files",
+                 "full-code and overview files", "reading copies"):
+        seconds, _, count, _ = steps[step]
+        assert float(seconds) > 0 and int(count) >= 1, (step, steps)
