@@ -5,7 +5,9 @@ every instruction; a question like "which names are loaded this way" needs only 
 and argument. ``ops`` yields ``(offset, opcode, arg)`` with ``EXTENDED_ARG`` folded into
 the argument and 3.11+'s inline ``CACHE`` entries skipped.
 """
+import contextlib
 import dis
+import threading
 
 from . import reader
 
@@ -27,22 +29,50 @@ def ops(code):
         yield offset, op, arg
 
 
-_RECENT = {}  # id(code) -> (code, instructions): the code is held, so its id stays its own
-_RECENT_SIZE = 64
+class _Remembered:
+    """The instruction records decoded inside ``remembered()`` blocks, dropped when the
+    outermost block ends (a block may be entered by several threads at once)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.found = {}  # id(code) -> (code, instructions): the code is held, so its id stays its own
+
+
+_REMEMBERED = _Remembered()
+_REMEMBERED_SIZE = 64
+
+
+@contextlib.contextmanager
+def remembered():
+    """Inside the block, ``instructions`` decodes each code object once. Its records are
+    dropped when the block ends rather than kept for later: a transformed code object of
+    a deep model has thousands of instructions, and kept alive after depyf's hook, they
+    were enough to set off one more full collection of torch's heap (0.4 s at 64 layers)."""
+    with _REMEMBERED.lock:
+        _REMEMBERED.depth += 1
+    try:
+        yield
+    finally:
+        with _REMEMBERED.lock:
+            _REMEMBERED.depth -= 1
+            if not _REMEMBERED.depth:
+                _REMEMBERED.found.clear()
 
 
 def instructions(code):
     """``dis.get_instructions(code)``'s records (``reader.decode``: the fields depyf
-    reads, without what ``dis`` computes besides), remembered for the few code objects seen
-    last: decompiling a function disassembles it, and proving the result disassembles it
-    again (and once more for the checker); one pass is enough. Keyed by identity, not by
-    code equality, which ignores line numbers the decompiler reads."""
-    hit = _RECENT.get(id(code))
+    reads, without what ``dis`` computes besides). Inside a ``remembered()`` block, one
+    decoding per code object: decompiling a function disassembles it, and proving the
+    result disassembles it again (and once more for the checker). Keyed by identity, not
+    by code equality, which ignores line numbers the decompiler reads."""
+    found = _REMEMBERED.found
+    hit = found.get(id(code))
     if hit is not None and hit[0] is code:
         return hit[1]
-    found = reader.decode(code)
-    if len(_RECENT) >= _RECENT_SIZE:
-        del _RECENT[next(iter(_RECENT))]
-    _RECENT[id(code)] = (code, found)
-    return found
-
+    decoded = reader.decode(code)
+    if _REMEMBERED.depth:
+        if len(found) >= _REMEMBERED_SIZE:  # (a module's many functions: the latest ones)
+            found.pop(next(iter(found)), None)
+        found[id(code)] = (code, decoded)
+    return decoded

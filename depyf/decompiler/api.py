@@ -10,6 +10,7 @@ import ast
 import functools
 import types
 
+from ..bytecode import raw
 from ..errors import UnprovenError
 from .boundary import TOO_DEEP, NOT_PROVEN, public_error, public_errors
 from . import modules
@@ -66,7 +67,7 @@ class Decompiler:
             return work(*args)
         self._inside = True
         try:
-            with public_errors(self.code.co_name):
+            with public_errors(self.code.co_name), raw.remembered():
                 return work(*args)
         finally:
             self._inside = False

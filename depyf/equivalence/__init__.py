@@ -26,7 +26,7 @@ variables. When a code object does something the model does not cover, the verdi
 import inspect
 from types import CodeType
 
-from ..bytecode import versions as V
+from ..bytecode import raw, versions as V
 from . import ops_blocks, ops_build, ops_calls, ops_data, ops_flow, ops_items
 from .codeinfo import CodeInfo
 from .compare import Pairing
@@ -100,6 +100,13 @@ def equivalent(original, candidate, *, bindings=None, name_map=None, fixed_globa
     from what it nests (a verdict that is then no proof of the whole).
     """
     original, candidate = _code(original), _code(candidate)
+    with raw.remembered():
+        return _equivalent(original, candidate, bindings, name_map, fixed_globals, compare_name,
+                           compare_docstring, budget, shortcut, assume)
+
+
+def _equivalent(original, candidate, bindings, name_map, fixed_globals, compare_name,
+                compare_docstring, budget, shortcut, assume):
     if shortcut and not bindings and not name_map and not fixed_globals and not assume and \
             _same_code(original, candidate) and \
             frame_difference(original, candidate, compare_name, compare_docstring) is None:

@@ -33,6 +33,7 @@ import re
 import tokenize
 
 from .. import errors
+from ..bytecode import raw
 from ..decompiler.api import Decompiler
 from ..decompiler.output.printer import unparse
 from . import adapter, compile_info, equivalence, local_names, overview, readable, resume
@@ -228,7 +229,7 @@ class TransformedCodeHook:
 
     def __call__(self, code, new_code):
         try:
-            with paused_gc():
+            with paused_gc(), raw.remembered():  # (code objects decoded once per hook)
                 return self._handle(code, new_code)
         except Exception as exc:  # the user's program must never break because of us
             self.session.warn_once(

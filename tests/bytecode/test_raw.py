@@ -1,6 +1,6 @@
 """depyf.bytecode.raw: ``instructions`` gives dis's records (``test_reader`` compares every
-field on the whole corpus) and remembers them, and ``ops`` sees what dis sees
-(EXTENDED_ARG folded, caches skipped)."""
+field on the whole corpus) and remembers them inside a ``remembered()`` block only, and
+``ops`` sees what dis sees (EXTENDED_ARG folded, caches skipped)."""
 import dis
 
 import pytest
@@ -17,14 +17,30 @@ def _big_function():
     return namespace["f"].__code__
 
 
-def test_instructions_are_dis_records_and_remembered():
+def test_instructions_are_dis_records_and_remembered_inside_a_block_only():
     code = _big_function()
-    first = raw.instructions(code)
-    fields = ("opname", "opcode", "arg", "argval", "argrepr", "offset", "starts_line")
-    assert [tuple(getattr(i, f) for f in fields) for i in first] == \
-        [tuple(getattr(i, f) for f in fields) for i in dis.get_instructions(code)]
-    assert raw.instructions(code) is first
-    assert raw.instructions(code.replace(co_name="g")) is not first
+    with raw.remembered():
+        first = raw.instructions(code)
+        fields = ("opname", "opcode", "arg", "argval", "argrepr", "offset", "starts_line")
+        assert [tuple(getattr(i, f) for f in fields) for i in first] == \
+            [tuple(getattr(i, f) for f in fields) for i in dis.get_instructions(code)]
+        with raw.remembered():  # (nested: the same records)
+            assert raw.instructions(code) is first
+        assert raw.instructions(code) is first
+        assert raw.instructions(code.replace(co_name="g")) is not first
+    # the block's end drops them: nothing decoded is kept alive for later
+    assert not raw._REMEMBERED.found
+    again = raw.instructions(code)
+    assert again is not first and raw.instructions(code) is not again
+
+
+def test_a_block_remembers_the_latest_code_objects_only():
+    codes = [compile("x = %d" % i, "<m>", "exec") for i in range(raw._REMEMBERED_SIZE + 5)]
+    with raw.remembered():
+        for code in codes:
+            raw.instructions(code)
+        assert len(raw._REMEMBERED.found) == raw._REMEMBERED_SIZE
+        assert id(codes[-1]) in raw._REMEMBERED.found and id(codes[0]) not in raw._REMEMBERED.found
 
 
 def test_ops_match_dis():

@@ -6,6 +6,8 @@ for it (a leftover cycle is collected by torch's next collection, which walks al
 import gc
 import textwrap
 
+import pytest
+
 from depyf.equivalence import equivalent
 from depyf.torch_debug import proxy_run, readable
 from depyf.torch_debug.gc_pause import paused_gc
@@ -72,3 +74,22 @@ def test_the_measure_sees_a_cycle():
         node.append(node)
 
     assert garbage_left_by(cycle) == 1
+
+
+def test_no_instruction_records_outlive_a_compile(tmp_path):
+    """What survives the hook is promoted into the collector's oldest generation, where
+    enough of it sets off a full collection of torch's heap: the instruction records depyf
+    decodes (thousands for a deep model's transformed code) are dropped when it ends."""
+    torch = pytest.importorskip("torch")
+    import depyf
+    from depyf.bytecode import reader
+
+    def fn(x):
+        y = x.sin() + 1
+        print("graph break")
+        return y.cos()
+
+    with depyf.prepare_debug(str(tmp_path)):
+        torch.compile(fn, backend="eager")(torch.ones(3))
+    gc.collect()
+    assert not [o for o in gc.get_objects() if type(o) is reader.Instruction]
