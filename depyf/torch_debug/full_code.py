@@ -84,6 +84,8 @@ def _transformed_text(session, entry, func_name):
     keep |= set(getattr(entry.code, "co_freevars", ())) | set(getattr(entry.code, "co_cellvars", ()))
     if record is not None:  # as the source spells them (local_names)
         keep = {record.aliases.get(n, n) for n in keep}
+    if record is not None and getattr(record, "reading_source", None) is not None:
+        return record.reading_source, record  # (made by the hook from its fold's tree)
     if record is not None and record.source is not None:
         return readable_copy(record.source, keep, getattr(record, "source_folded", False)), record
     if record is not None:  # decompilation failed once already: do not try again

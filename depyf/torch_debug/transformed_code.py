@@ -71,6 +71,7 @@ class TransformedRecord:
         self.reason = None
         self.fold_problem = None  # why the folded text was not used, if it was not
         self.source_folded = False  # source is the folded text (the readable copy skips folding)
+        self.reading_source = None  # the readable copy, when the hook made it from its fold
         self.compiled_fns = []  # K numbers this code calls
         self.notes = []  # why it was compiled / where it broke, as comment lines
         self.links = []  # header lines linking resume functions (callers and callee)
@@ -337,6 +338,7 @@ class TransformedCodeHook:
             pass
         if reasons is None or reasons:  # as before: every reading, each proven by the decompiler
             record.source, record.fold_problem, record.source_folded = None, None, False
+            record.reading_source = None
             reasons, text, candidate, bindings = self._choose(
                 record, code, new_code, uuid_names, frame_globals, fixed, name_map, proven=True)
         needs_globals = bool(bindings) or any(k != v for k, v in name_map.items())
@@ -359,11 +361,13 @@ class TransformedCodeHook:
         return candidate
 
     def _decompiled(self, record, new_code, uuid_names, frame_globals, fixed, proven):
-        """(source, bindings) of Dynamo's code, names shortened. ``proven``: through
-        ``Decompiler.decompile`` (every reading, each proven by the decompiler); else the
-        first reading unproven (``to_ast``): the caller proves the text it hands to Dynamo
-        in any case (``_check``), so the decompiler's own proof of it would be done twice.
-        Returns None when the decompiler offers no unproven reading (a stand-in)."""
+        """(source, bindings, tree) of Dynamo's code, names shortened. ``proven``: through
+        ``Decompiler.decompile`` (every reading, each proven by the decompiler; tree None);
+        else the first reading unproven (``to_ast``): the caller proves the text it hands
+        to Dynamo in any case (``_check``), so the decompiler's own proof of it would be
+        done twice; its ``def`` node is the tree the text was printed from, for the fold
+        to take as it is rather than parse the text again. Returns None when the
+        decompiler offers no unproven reading (a stand-in)."""
         decompiler = Decompiler(local_names.rename_locals(new_code, record.aliases), fixed_globals=fixed)
         if proven:
             tree, source = None, decompiler.decompile(overwrite_fn_name=record.func_name)
@@ -382,22 +386,25 @@ class TransformedCodeHook:
                 bindings[new] = bindings.pop(name)
         renames = {k: v for k, v in renames.items() if k != v}
         if tree is None:
-            return rename_identifiers(source, renames), bindings
-        if renames:  # (all of them are global names: Name nodes of the tree)
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Name) and node.id in renames:
-                    node.id = renames[node.id]
-        return unparse(tree), bindings
+            return rename_identifiers(source, renames), bindings, None
+        readable.unshare(tree, renames)  # (the renamed names are globals: Name nodes)
+        return unparse(tree), bindings, tree
 
     def _choose(self, record, code, new_code, uuid_names, frame_globals, fixed, name_map, proven):
         """(reasons, file text, code object, bindings): the folded text if it is proven
         equivalent to Dynamo's code, else the text as decompiled (``reasons`` empty when
         that one is proven)."""
-        source, bindings = self._decompiled(record, new_code, uuid_names, frame_globals, fixed, proven)
+        source, bindings, tree = self._decompiled(record, new_code, uuid_names, frame_globals, fixed, proven)
         record.source = source
+        folding = None
         try:
-            folded = readable.fold(source, record.func_name,
-                                   keep=_kept_names(code, new_code, record.aliases))
+            keep = _kept_names(code, new_code, record.aliases)
+            if tree is not None:  # (the tree ``source`` was printed from: no parse)
+                folding = readable.fold_module(ast.Module(body=[tree], type_ignores=[]), record.func_name,
+                                               keep=keep)
+                folded = source if folding is None else folding.text
+            else:
+                folded = readable.fold(source, record.func_name, keep=keep)
         except Exception as exc:  # a bug in the folding must not cost the decompiled code
             folded, record.fold_problem = source, "folding failed: %s: %s" % (type(exc).__name__, exc)
         reasons, text, candidate = ["not folded"], None, None
@@ -412,6 +419,10 @@ class TransformedCodeHook:
             else:
                 record.source = folded
                 record.source_folded = True
+                try:  # (last: dropping the profiler calls changes the tree)
+                    record.reading_source = folding.reading_text() if folding is not None else None
+                except Exception:  # the full-code file makes its copy from the text
+                    record.reading_source = None
         if reasons:
             text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings,
                                                    fixed)

@@ -1,7 +1,8 @@
 """What prepare_debug's compile-time cuts keep: the code handed to
 Dynamo is still proven, by the equivalence checker and the proxy runs, once each; the
-full-code file still shows the original source, read without scanning ``sys.modules``;
-the fast tree walks of the folding are exactly ``ast``'s. (The timings themselves are
+folding takes the decompiler's tree without parsing its text and folds it as it folds
+the text; the full-code file still shows the original source, read without scanning
+``sys.modules``; the fast tree walks of the folding are exactly ``ast``'s. (The timings themselves are
 ``benchmarks/compile_overhead.py``'s; see docs/performance.md.)"""
 import ast
 import copy
@@ -52,6 +53,45 @@ def test_running_code_is_proven_once_by_the_checker(tmp_path, monkeypatch):
         assert record.source_folded, record.file_name
         assert "This is the code that runs" in open(record.path).read()
     assert proofs == [], "the decompiler proved its text again: %d calls" % len(proofs)
+
+
+def test_the_decompilers_tree_is_folded_as_its_text(tmp_path, monkeypatch):
+    """The hook folds the tree the decompiler printed (where the decompiler put one node
+    in two places, a value Dynamo's code reads twice, ``unshare`` copies it first): the
+    text in the dump file and the reading copy in the full-code file are the ones a parse
+    of the decompiled text gives."""
+    import nested_workloads
+    from depyf.torch_debug import readable
+
+    shared, texts, parsed = [], [], []
+    real_unshare, real_unparse = readable.unshare, transformed_code.unparse
+
+    def unshare(tree, renames=None):
+        ids = [id(n) for n in facts.walk(tree)]
+        shared.append(len(ids) - len(set(ids)))
+        return real_unshare(tree, renames)
+
+    def unparse(tree):
+        texts.append(real_unparse(tree))
+        return texts[-1]
+
+    monkeypatch.setattr(readable, "unshare", unshare)
+    monkeypatch.setattr(transformed_code, "unparse", unparse)
+    _spy(monkeypatch, readable, "fold", parsed)
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path)):
+        nested_workloads.w_nested_stack("eager")
+    torch._dynamo.reset()
+    monkeypatch.undo()
+    records = [r for r in registry.last.records if r.used]
+    assert len(records) == 4 and len(texts) == 4 and not parsed
+    assert any(shared), "the case no longer has a node the decompiler put in two places"
+    for record in records:
+        assert record.source_folded and not record.fold_problem, (record.file_name, record.fold_problem)
+        text, = [t for t in texts if t.startswith("def %s(" % record.func_name)]
+        keep = transformed_code._kept_names(record.original, record.dynamo_code, record.aliases)
+        assert record.source == readable.fold(text, record.func_name, keep=keep)
+        assert record.reading_source == readable.drop_profiling_calls(record.source)
 
 
 def test_full_code_reads_the_original_without_scanning_modules(tmp_path, monkeypatch):

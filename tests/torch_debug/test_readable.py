@@ -525,3 +525,41 @@ def test_renamed_names_are_written_into_the_printed_text():
         node.id = node.id.replace("__temp_", "t")
     assert printed.again() == printing.text(tree)
     assert "t7 = x[t9]" in printed.again() and "(t2 := t3)" in printed.again()
+
+
+@pytest.mark.parametrize("src", [PROFILED, PROFILED_215, """
+    def f(a, b):
+        __temp_1 = []
+        __temp_2 = (tmp_1 := g)(a)['k']
+        tmp_4 = (tmp_5 := a)['x']
+        __temp_1 += [__temp_2, b, tmp_4, tmp_5]
+        del tmp_1
+        return h(*__temp_1)
+"""])
+def test_the_decompilers_tree_folds_as_its_text_does(src):
+    """The hook folds the tree the decompiler printed its text from (``fold_module``), not
+    a parse of that text: the folded text and the reading copy must be the same. The
+    decompiler's nodes carry no positions."""
+    from depyf.decompiler.api import Decompiler
+    from depyf.decompiler.output.printer import unparse
+
+    ns = {}
+    exec(compile(textwrap.dedent(src), "<case>", "exec"), ns)
+    tree = readable.unshare(Decompiler(ns["f"].__code__).to_ast("f"))
+    assert not hasattr(tree.body[-1], "lineno")
+    text = unparse(tree)
+    expected = readable.fold(text, "f")
+    folded = readable.fold_module(ast.Module(body=[tree], type_ignores=[]), "f")
+    assert folded.text == expected
+    assert folded.reading_text() == readable.drop_profiling_calls(expected)
+
+
+def test_unshare_copies_a_node_found_in_two_places_and_renames():
+    shared = ast.Name(id="t", ctx=ast.Load())
+    tree = ast.parse("def f():\n    x = g\n    return x")
+    tree.body[0].body[0].value = shared
+    tree.body[0].body[1].value = shared
+    readable.unshare(tree, {"t": "u", "x": "y"})
+    first, second = tree.body[0].body[0].value, tree.body[0].body[1].value
+    assert first is not second and shared in (first, second) and second.id == first.id == "u"
+    assert tree.body[0].body[0].targets[0].id == "y"

@@ -51,7 +51,7 @@ import ast
 from ...bytecode import versions as V
 from . import lists, printing
 from .bound import bound_before
-from .facts import Facts
+from .facts import Facts, unshare  # noqa: F401  (unshare: for fold_module's callers)
 from .dead import drop_dead_temporaries
 from .rules import (SETTLED, drop_profiling, drop_pure_statements, hoist_walrus, inline_single_use,
                     renumber_temporaries, split_display_unpack)
@@ -103,12 +103,17 @@ def drop_profiling_calls(source):
     """``source`` without the profiler calls (and their temporaries) only."""
     if not V.HAS_AST_UNPARSE:
         return source
-    tree = ast.parse(source)
+    return _without_profiling_calls(ast.parse(source), source)
+
+
+def _without_profiling_calls(tree, text):
+    """The text of module ``tree`` (printed as ``text``) without the profiler calls;
+    ``tree`` changes in place."""
     changed = False
     for func in tree.body:
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             changed |= bool(drop_profiling(func))
-    return printing.text(tree) + "\n" if changed else source
+    return printing.text(tree) + "\n" if changed else text
 
 
 def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
@@ -121,10 +126,34 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
         tree = ast.parse(source)
     except SyntaxError:
         return source
+    folded = fold_module(tree, func_name, keep, drop_profiling_calls, renumber)
+    return source if folded is None else folded.text
+
+
+class Folded:
+    """A module whose function was folded in place (``fold_module``): ``text`` is what
+    ``fold`` returns for it."""
+
+    def __init__(self, tree, text):
+        self.tree, self.text = tree, text
+
+    def reading_text(self):
+        """``drop_profiling_calls(self.text)``, from the folded tree rather than a parse
+        of the text (the tree changes: call it last)."""
+        return _without_profiling_calls(self.tree, self.text)
+
+
+def fold_module(tree, func_name, keep=(), drop_profiling_calls=False, renumber=True):
+    """``fold`` on a parsed module (or one the decompiler built, once ``unshare``d: the
+    same nodes as parsing its text gives), changed in place: a ``Folded``, or None when the module
+    defines no function ``func_name`` (None: the functions of any name) or where the text
+    cannot be printed (Python 3.8: no ``ast.unparse``)."""
+    if not V.HAS_AST_UNPARSE:
+        return None
     funcs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
              and (func_name is None or n.name == func_name)]
     if not funcs:
-        return source
+        return None
     facts = [_fold(func, keep, drop_profiling_calls) for func in funcs]
     printed = printing.Printed(tree)
     text = printed.text
@@ -132,4 +161,4 @@ def fold(source, func_name, keep=(), drop_profiling_calls=False, renumber=True):
         renumbered = [renumber_temporaries(func, f, printed.names) for func, f in zip(funcs, facts)]
         if any(renumbered):
             text = printed.again()
-    return text + "\n"
+    return Folded(tree, text + "\n")

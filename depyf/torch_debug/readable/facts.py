@@ -5,6 +5,7 @@ each statement (``bound.bound_before``, from what each statement binds and delet
 evaluates its parts is ``order``'s). Every answer errs on the safe side: "not known" means
 a rule does not apply."""
 import ast
+import copy
 import re
 
 TEMP_NAME = re.compile(r"^(__temp_\d+|tmp_\d+)$")
@@ -58,6 +59,42 @@ def walk(node):
         todo.extend(children(todo[i]))
         i += 1
     return todo
+
+
+def unshare(tree, renames=None):
+    """``tree`` with each node in one place only: where the decompiler put one node in two
+    places (a value the bytecode reads twice), the second becomes a copy, as parsing the
+    printed text would give; a rule that changes a node must not change it elsewhere too.
+    Names in ``renames`` are renamed on the way. Expression contexts and operators stay
+    shared (no rule changes one; parsing shares them too)."""
+    seen = {id(tree)}
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        cls = type(node)
+        if cls is ast.Name:
+            if renames and node.id in renames:
+                node.id = renames[node.id]
+            continue
+        fields = _CHILD_FIELDS.get(cls)
+        if fields is None:
+            fields = _child_fields(cls)
+        for name in fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                if id(value) in seen:
+                    value = copy.deepcopy(value)
+                    setattr(node, name, value)
+                seen.add(id(value))
+                todo.append(value)
+            elif type(value) is list:
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        if id(item) in seen:
+                            item = value[i] = copy.deepcopy(item)
+                        seen.add(id(item))
+                        todo.append(item)
+    return tree
 
 
 def same_tree(a, b):

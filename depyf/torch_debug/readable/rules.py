@@ -161,7 +161,7 @@ def _hoist(st, facts, bound):
             if not all(free_of_effects(n, bound, facts, {name}) for n in before):
                 return None
             replace(parents(st)[id(node)], node, ast.Name(id=name, ctx=ast.Load()))
-            return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=node.value, lineno=st.lineno)
+            return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=node.value)
     return None
 
 
