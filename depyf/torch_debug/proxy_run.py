@@ -205,7 +205,8 @@ def _names(code):
 
 
 def run(code, decisions, global_labels, const_labels):
-    """Execute ``code`` on proxies; returns (events, number of truth tests)."""
+    """Execute ``code`` on proxies; returns (events, number of truth tests). A global
+    ``name`` is the proxy labelled ``global_labels.get(name, "G:" + name)``."""
     rec = _Recorder(decisions, {})
     # non-literal constants become proxies too (they could do real things when called)
     consts = []
@@ -219,7 +220,7 @@ def run(code, decisions, global_labels, const_labels):
     code = code.replace(co_consts=tuple(consts))
     g = {"__builtins__": {}}
     for name in _names(code):
-        g[name] = Proxy(rec, "G:" + global_labels.get(name, name))
+        g[name] = Proxy(rec, global_labels.get(name) or "G:" + name)
     # every parameter, *args and **kwargs included, becomes a plain positional one so that
     # each can be a proxy (a real **kwargs dict would raise KeyError on the first lookup)
     nparams = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
@@ -265,9 +266,9 @@ class _LineBudget:
 def compare(candidate, reference, name_map, bindings, max_runs=16):
     """None if both behave the same on every explored branch combination, else a reason."""
     const_labels = {id(v): "K:" + k for k, v in bindings.items()}
+    ref_globals = {name: "G:" + renamed for name, renamed in name_map.items()}
+    # the candidate loads bound constants as globals: labelled like the reference's constants
     cand_globals = {k: "K:" + k for k in bindings}
-    # candidate loads bound constants as globals; label them like the reference's consts
-    cand_labels = {name: label[2:] for name, label in cand_globals.items()}
     todo, done = [()], set()
     runs = 0
     while todo and runs < max_runs:
@@ -276,9 +277,8 @@ def compare(candidate, reference, name_map, bindings, max_runs=16):
             continue
         done.add(decisions)
         runs += 1
-        ref_events, n_ref = run(reference, decisions, name_map, const_labels)
-        cand_events, _ = run(candidate, decisions, {}, {})
-        cand_events = [_relabel(e, cand_labels) for e in cand_events]
+        ref_events, n_ref = run(reference, decisions, ref_globals, const_labels)
+        cand_events, _ = run(candidate, decisions, cand_globals, {})
         if ref_events != cand_events:
             where = next(
                 (i for i, (a, b) in enumerate(zip(ref_events, cand_events)) if a != b),
@@ -292,16 +292,6 @@ def compare(candidate, reference, name_map, bindings, max_runs=16):
             for choice in (True, False):
                 todo.append(tuple(decisions) + tuple(True for _ in range(len(decisions), i)) + (choice,))
     return None
-
-
-def _relabel(event, labels):
-    if isinstance(event, tuple):
-        if len(event) == 2 and event[0] == "P" and isinstance(event[1], str) and event[1].startswith("G:"):
-            name = event[1][2:]
-            if name in labels:
-                return ("P", "K:" + labels[name])
-        return tuple([_relabel(e, labels) for e in event])
-    return event
 
 
 def _short(event, limit=200):
