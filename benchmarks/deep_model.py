@@ -130,14 +130,14 @@ def profile(layers, backend, top):
 PHASES = (
     ("hook", "depyf.torch_debug.transformed_code", "TransformedCodeHook.__call__"),
     ("  decompile", "depyf.torch_debug.transformed_code", "TransformedCodeHook._decompiled"),
-    ("  fold", "depyf.torch_debug.readable", "fold"),
+    ("  fold", "depyf.torch_debug.readable", "fold_module"),
     ("  check", "depyf.torch_debug.transformed_code", "TransformedCodeHook._check"),
     ("    proxy runs", "depyf.torch_debug.proxy_run", "compare"),
+    ("  reading copy", "depyf.torch_debug.readable", "Folded.reading_text"),
     ("  graph files", "depyf.torch_debug.graphs", "GraphDumper.compiled"),
     ("graph validity checks", "depyf.torch_debug.graphs", "compiles"),
     ("trace events", "depyf.torch_debug.prepare", "Capture._on_trace"),
     ("full-code and overview files", "depyf.torch_debug.prepare", "Capture.write_summaries"),
-    ("  reading copies", "depyf.torch_debug.full_code", "readable_copy"),
 )
 
 

@@ -44,7 +44,7 @@ def test_deep_model_phases_time_every_step(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     steps = {line[:30].strip(): line[30:].split() for line in proc.stdout.splitlines()
              if line.endswith("call(s)")}
-    for step in ("hook", "decompile", "fold", "check", "proxy runs", "graph files",
-                 "full-code and overview files", "reading copies"):
+    for step in ("hook", "decompile", "fold", "check", "proxy runs", "reading copy", "graph files",
+                 "full-code and overview files"):
         seconds, _, count, _ = steps[step]
         assert float(seconds) > 0 and int(count) >= 1, (step, steps)
