@@ -36,7 +36,8 @@ class _Remembered:
     def __init__(self):
         self.lock = threading.Lock()
         self.depth = 0
-        self.found = {}  # id(code) -> (code, instructions): the code is held, so its id stays its own
+        # id(code) -> (code, instructions): the code is held, so its id stays its own
+        self.found = {}
 
 
 _REMEMBERED = _Remembered()
@@ -47,8 +48,9 @@ _REMEMBERED_SIZE = 64
 def remembered():
     """Inside the block, ``instructions`` decodes each code object once. Its records are
     dropped when the block ends rather than kept for later: a transformed code object of
-    a deep model has thousands of instructions, and kept alive after depyf's hook, they
-    were enough to set off one more full collection of torch's heap (0.4 s at 64 layers)."""
+    a deep model has thousands of instructions, and kept alive after depyf's hook they
+    join the collector's oldest generation, which every later full collection of torch's
+    heap walks."""
     with _REMEMBERED.lock:
         _REMEMBERED.depth += 1
     try:

@@ -10,7 +10,8 @@ over every code object of the stdlib corpus.
 
 Why: ``dis`` spends most of its time on what no caller uses (3.11+: positions, caches,
 jump labels; 3.8-3.10: a list search per instruction), about as long as compiling the
-source again. ``raw.instructions`` decodes each code object once inside a ``raw.remembered()`` block.
+source again. ``raw.instructions`` decodes each code object once inside a
+``raw.remembered()`` block.
 """
 import dis
 from collections import namedtuple

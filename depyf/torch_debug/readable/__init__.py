@@ -145,9 +145,9 @@ class Folded:
 
 def fold_module(tree, func_name, keep=(), drop_profiling_calls=False, renumber=True):
     """``fold`` on a parsed module (or one the decompiler built, once ``unshare``d: the
-    same nodes as parsing its text gives), changed in place: a ``Folded``, or None when the module
-    defines no function ``func_name`` (None: the functions of any name) or where the text
-    cannot be printed (Python 3.8: no ``ast.unparse``)."""
+    same nodes as parsing its text gives), changed in place: a ``Folded``, or None when
+    the module defines no function ``func_name`` (None: the functions of any name) or
+    where the text cannot be printed (Python 3.8: no ``ast.unparse``)."""
     if not V.HAS_AST_UNPARSE:
         return None
     funcs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
