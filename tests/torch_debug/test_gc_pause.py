@@ -77,8 +77,8 @@ def test_the_measure_sees_a_cycle():
 
 
 def test_no_instruction_records_outlive_a_compile(tmp_path):
-    """What survives the hook is promoted into the collector's oldest generation, where
-    enough of it sets off a full collection of torch's heap: the instruction records depyf
+    """What survives the hook is promoted into the collector's oldest generation, which
+    every later full collection of torch's heap walks: the instruction records depyf
     decodes (thousands for a deep model's transformed code) are dropped when it ends."""
     torch = pytest.importorskip("torch")
     import depyf

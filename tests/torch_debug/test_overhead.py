@@ -1,8 +1,8 @@
-"""What prepare_debug's compile-time cuts keep: the code handed to
-Dynamo is still proven, by the equivalence checker and the proxy runs, once each; the
-folding takes the decompiler's tree without parsing its text and folds it as it folds
-the text; the full-code file still shows the original source, read without scanning
-``sys.modules``; the fast tree walks of the folding are exactly ``ast``'s. (The timings themselves are
+"""What prepare_debug's compile-time cuts keep: the code handed to Dynamo is still proven,
+by the equivalence checker and the proxy runs, once each; the folding takes the
+decompiler's tree without parsing its text and folds it as it folds the text; the
+full-code file still shows the original source, read without scanning ``sys.modules``;
+the fast tree walks of the folding are exactly ``ast``'s. (The timings themselves are
 ``benchmarks/compile_overhead.py``'s; see docs/performance.md.)"""
 import ast
 import copy
