@@ -26,6 +26,7 @@ Targets: <= 1.10 for eager and aot_eager, <= 1.05 for inductor.
     python benchmarks/deep_model.py --layers 32 --backends eager --against REV  # REV's depyf too
     python benchmarks/deep_model.py --profile 32 eager    # cProfile depyf's hook in one process
     python benchmarks/deep_model.py --phases 32 eager     # wall time of depyf's steps, one process
+    python benchmarks/deep_model.py --trace-payloads 32 eager  # torch's structured-trace events, timed
     python benchmarks/deep_model.py --out-dir DIR         # also write DIR/deep-model.json
     python benchmarks/deep_model.py --jobs 8              # 8 alternations at a time (16+ cores)
 
@@ -174,6 +175,65 @@ def phases(layers, backend):
         print("%-30s %8.3f s %5d call(s)" % (label, spent[label], calls[label]))
 
 
+def trace_payloads(layers, backend):
+    """Time what torch builds for each structured-trace event in one prepare_debug
+    process (its metadata and payload exist only because a handler is attached), per
+    event name, with the cyclic collector off during each event (a collection that falls
+    inside one would be charged to it)."""
+    import gc
+
+    import torch._logging._internal as internal
+
+    real = internal.trace_structured
+    spent, calls = collections.defaultdict(lambda: [0.0, 0.0, 0.0]), collections.Counter()
+
+    def trace_structured(name, metadata_fn=dict, *, payload_fn=lambda: None, **kwargs):
+        seen = {"name": name, "metadata": 0.0, "payload": 0.0}
+
+        def metadata():
+            start = time.perf_counter()
+            value = metadata_fn()
+            seen["metadata"] = time.perf_counter() - start
+            if name == "artifact" and isinstance(value, dict):
+                seen["name"] = value.get("name", name)
+            return value
+
+        def payload():
+            start = time.perf_counter()
+            value = payload_fn()
+            seen["payload"] = time.perf_counter() - start
+            return value
+
+        enabled = gc.isenabled()
+        gc.disable()
+        start = time.perf_counter()
+        try:
+            return real(name, metadata, payload_fn=payload, **kwargs)
+        finally:
+            total = time.perf_counter() - start
+            if enabled:
+                gc.enable()
+            row = spent[seen["name"]]
+            row[0] += seen["metadata"]
+            row[1] += seen["payload"]
+            row[2] += total - seen["metadata"] - seen["payload"]
+            calls[seen["name"]] += 1
+
+    for module in list(sys.modules.values()):  # (callers that imported the function itself)
+        for attribute, value in list(getattr(module, "__dict__", {}).items()):
+            if value is real:
+                setattr(module, attribute, trace_structured)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmp, "inductor")
+        os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        seconds, _, _ = timed_run(layers, backend, True, os.path.join(tmp, "dump"))
+    print("%d layers/%s with prepare_debug: %.3f s" % (layers, backend, seconds))
+    print("%-36s %6s %10s %10s %10s" % ("event", "calls", "metadata", "payload", "logging"))
+    for name in sorted(spent, key=lambda n: -sum(spent[n])):
+        print("%-36s %6d %9.3fs %9.3fs %9.3fs" % ((name, calls[name]) + tuple(spent[name])))
+    print("%-36s %6d %9.3fs in all" % ("", sum(calls.values()), sum(sum(r) for r in spent.values())))
+
+
 def measure(layers, backend, use_depyf, code_root=REPO):
     """One fresh process; ``code_root``: the folder whose ``depyf`` it imports."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -302,6 +362,8 @@ def main():
     parser.add_argument("--top", type=int, default=40, help="rows of --profile")
     parser.add_argument("--phases", nargs=2, metavar=("LAYERS", "BACKEND"),
                         help="wall time of depyf's steps in one prepare_debug process")
+    parser.add_argument("--trace-payloads", nargs=2, metavar=("LAYERS", "BACKEND"),
+                        help="time torch's structured-trace events in one prepare_debug process")
     parser.add_argument("--out-dir", help="write deep-model.json (the results) here")
     args = parser.parse_args()
     if args.child:
@@ -314,6 +376,9 @@ def main():
         return
     if args.phases:
         phases(int(args.phases[0]), args.phases[1])
+        return
+    if args.trace_payloads:
+        trace_payloads(int(args.trace_payloads[0]), args.trace_payloads[1])
         return
     import torch
 

@@ -48,3 +48,19 @@ def test_deep_model_phases_time_every_step(tmp_path):
                  "full-code and overview files"):
         seconds, _, count, _ = steps[step]
         assert float(seconds) > 0 and int(count) >= 1, (step, steps)
+
+
+def test_deep_model_trace_payloads_times_torchs_events():
+    """``--trace-payloads``: torch's structured-trace events of one compile, per name
+    (the captured graph's printout among them), with their count."""
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, os.path.join(REPO, "benchmarks", "deep_model.py"), "--trace-payloads", "1", "eager"],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = {line.split()[0]: line.split()[1:] for line in proc.stdout.splitlines()
+            if line.strip() and line.split()[-1].endswith("s") and line[:1] != " "}
+    calls, _, payload, _ = rows["dynamo_output_graph"]
+    assert int(calls) == 1 and float(payload[:-1]) > 0, proc.stdout
+    assert int(rows["describe_tensor"][0]) >= 1, proc.stdout
+    assert proc.stdout.rstrip().endswith("in all"), proc.stdout
