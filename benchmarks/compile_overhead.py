@@ -5,7 +5,8 @@ The workloads are the test suite's (``tests/torch_debug/workloads.py`` and
 models from tiny configs with random weights). For each workload and backend, runs
 ``--runs`` fresh processes with plain torch.compile and as many with ``prepare_debug``
 around it, alternating, each with its own empty ``TORCHINDUCTOR_CACHE_DIR`` (cold
-compiles) and ``TORCHINDUCTOR_COMPILE_THREADS=1``. A process imports torch, depyf (and
+compiles) and ``TORCHINDUCTOR_COMPILE_THREADS=1``, and depyf's modules compiled to bytecode
+files beforehand, as an installed package has them. A process imports torch, depyf (and
 transformers' model classes) first, then times the whole workload (building inputs,
 compiling, running) including, for depyf, entering and leaving the ``with`` block (leaving
 writes the full-code and overview files). Prints per-workload medians and their ratio,
@@ -22,7 +23,9 @@ end, one row per workload and backend, and the median ratio per backend; the tab
 docs/performance.md is made from it (``python tools/docs_tables.py record compile-overhead``).
 """
 import argparse
+import compileall
 import contextlib
+import functools
 import json
 import os
 import statistics
@@ -97,7 +100,20 @@ def profile(workload, backend, top):
     stats.print_stats(r"depyf", top)
 
 
+@functools.lru_cache(maxsize=None)
+def bytecode_cached(code_root):
+    """``code_root`` (returned), its ``depyf`` package compiled to bytecode files first, as
+    an installed package is. A child then loads depyf's modules from them; otherwise, where
+    ``PYTHONDONTWRITEBYTECODE`` is set, every depyf process would compile the modules it
+    imports late (``depyf.torch_debug``, inside the timed ``with`` block) from source, a
+    cost no plain process has and no installed depyf pays."""
+    if not compileall.compile_dir(os.path.join(code_root, "depyf"), quiet=2):
+        raise RuntimeError("could not compile %s/depyf to bytecode" % code_root)
+    return code_root
+
+
 def measure(workload, backend, use_depyf):
+    bytecode_cached(REPO)
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
                    TORCHINDUCTOR_COMPILE_THREADS="1",

@@ -7,7 +7,8 @@ so depyf's own work on that code object (decompiling, folding, proving) must gro
 faster than linearly with a small constant. For each depth and backend, runs ``--runs``
 fresh processes with plain ``torch.compile`` and as many with ``prepare_debug`` around it,
 alternating, each with its own empty ``TORCHINDUCTOR_CACHE_DIR`` and
-``TORCHINDUCTOR_COMPILE_THREADS=1``. A process imports torch, depyf and transformers and
+``TORCHINDUCTOR_COMPILE_THREADS=1``, and depyf's modules compiled to bytecode files beforehand,
+as an installed package has them. A process imports torch, depyf and transformers and
 builds the model first, then times one forward under ``torch.compile`` (compiling and
 running), for depyf including entering and leaving the ``with`` block. Prints the medians
 and their ratio (``cpu``: the ratio of the medians of the processes' CPU time, steadier
@@ -48,6 +49,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from compile_overhead import bytecode_cached
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = {"eager": 1.10, "aot_eager": 1.10, "inductor": 1.05}
@@ -235,7 +238,9 @@ def trace_payloads(layers, backend):
 
 
 def measure(layers, backend, use_depyf, code_root=REPO):
-    """One fresh process; ``code_root``: the folder whose ``depyf`` it imports."""
+    """One fresh process; ``code_root``: the folder whose ``depyf`` it imports (its
+    bytecode compiled first: ``compile_overhead.bytecode_cached``)."""
+    bytecode_cached(code_root)
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
                    TORCHINDUCTOR_COMPILE_THREADS="1",

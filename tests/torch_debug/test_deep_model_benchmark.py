@@ -64,3 +64,23 @@ def test_deep_model_trace_payloads_times_torchs_events():
     assert int(calls) == 1 and float(payload[:-1]) > 0, proc.stdout
     assert int(rows["describe_tensor"][0]) >= 1, proc.stdout
     assert proc.stdout.rstrip().endswith("in all"), proc.stdout
+
+
+def test_children_load_depyf_from_bytecode(tmp_path):
+    """The benchmarks compile the measured ``depyf`` to bytecode files before the runs, as
+    an installed package has them: a child that imports it late (``depyf.torch_debug``,
+    inside the timed block) loads it without compiling, even where ``PYTHONDONTWRITEBYTECODE``
+    keeps the children from writing bytecode themselves."""
+    import importlib.util
+    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+    try:
+        import compile_overhead
+    finally:
+        sys.path.pop(0)
+    package = tmp_path / "depyf" / "torch_debug"
+    package.mkdir(parents=True)
+    for folder in (package.parent, package):
+        (folder / "__init__.py").write_text("VALUE = 1\n")
+    assert compile_overhead.bytecode_cached(str(tmp_path)) == str(tmp_path)
+    for folder in (package.parent, package):
+        assert os.path.exists(importlib.util.cache_from_source(str(folder / "__init__.py")))
