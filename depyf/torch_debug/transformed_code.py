@@ -117,11 +117,46 @@ def rename_identifiers(source, mapping):
     return tokenize.untokenize(out)
 
 
+_DECLARATION = re.compile(r"(?:global|nonlocal)\s")
+
+
 def _function_node(tree, name):
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             return node
     return None
+
+
+def body_start(lines, func_name):
+    """(line index, indentation) of the first statement after the ``global``/``nonlocal``
+    declarations of the top-level ``def func_name``, read from the lines as the printer
+    writes them (signature on one line, body indented by four spaces, no comments), or
+    None where the text is not so (``body_start_parsed`` reads it then)."""
+    heads = ("def %s(" % func_name, "async def %s(" % func_name)
+    defs = [i for i, line in enumerate(lines) if line.startswith(heads)]
+    if len(defs) != 1 or not lines[defs[0]].endswith(":"):
+        return None
+    for i in range(defs[0] + 1, len(lines)):
+        line = lines[i]
+        if not line.startswith("    ") or line[4:5] in ("", " ", "#"):
+            return None
+        if not _DECLARATION.match(line, 4):
+            return i, "    "
+    return None
+
+
+def body_start_parsed(source, func_name):
+    """``body_start`` from a parse of ``source`` (ValueError when it defines no such
+    function); where only declarations are, the last of them."""
+    node = _function_node(ast.parse(source), func_name)
+    if node is None:
+        raise ValueError("decompiled source has no top-level def %s" % func_name)
+    declarations = (ast.Global, ast.Nonlocal)
+    first = next((st for st in node.body if not isinstance(st, declarations)), node.body[-1])
+    insert_at = first.lineno - 1
+    if getattr(first, "decorator_list", None):
+        insert_at = first.decorator_list[0].lineno - 1
+    return insert_at, " " * first.col_offset
 
 
 def shape_source(source, func_name, original, dynamo_code):
@@ -134,20 +169,12 @@ def shape_source(source, func_name, original, dynamo_code):
     Returns ``(text, getter)`` where ``getter(module_code)`` finds the function's code.
     """
     lines = source.splitlines()
-    tree = ast.parse(source)
-    node = _function_node(tree, func_name)
-    if node is None:
-        raise ValueError("decompiled source has no top-level def %s" % func_name)
     nargs = equivalence.argument_count(original)
     pad = [n for n in original.co_varnames[nargs:] if n not in dynamo_code.co_freevars]
     freevars = dynamo_code.co_freevars
+    start = body_start(lines, func_name) or body_start_parsed(source, func_name)
     if pad or freevars:
-        declarations = (ast.Global, ast.Nonlocal)
-        first = next((st for st in node.body if not isinstance(st, declarations)), node.body[-1])
-        indent = " " * first.col_offset
-        insert_at = first.lineno - 1
-        if getattr(first, "decorator_list", None):
-            insert_at = first.decorator_list[0].lineno - 1
+        insert_at, indent = start
         pad_lines = [indent + "if False:  # keeps the frame shape Dynamo requires (never runs)"]
         if pad:  # the original frame's local variables, in order
             pad_lines.append(indent + "    " + " = ".join(pad) + " = None")
@@ -365,9 +392,10 @@ class TransformedCodeHook:
         ``Decompiler.decompile`` (every reading, each proven by the decompiler; tree None);
         else the first reading unproven (``to_ast``): the caller proves the text it hands
         to Dynamo in any case (``_check``), so the decompiler's own proof of it would be
-        done twice; its ``def`` node is the tree the text was printed from, for the fold
-        to take as it is rather than parse the text again. Returns None when the
-        decompiler offers no unproven reading (a stand-in)."""
+        done twice; its ``def`` node, for the fold to take as it is rather than parse a
+        text, and source None (the text is printed only where it is needed: most often
+        only the folded tree is). Returns None when the decompiler offers no unproven
+        reading (a stand-in)."""
         decompiler = Decompiler(local_names.rename_locals(new_code, record.aliases), fixed_globals=fixed)
         if proven:
             tree, source = None, decompiler.decompile(overwrite_fn_name=record.func_name)
@@ -388,27 +416,38 @@ class TransformedCodeHook:
         if tree is None:
             return rename_identifiers(source, renames), bindings, None
         readable.unshare(tree, renames)  # (the renamed names are globals: Name nodes)
-        return unparse(tree), bindings, tree
+        return None, bindings, tree
 
     def _choose(self, record, code, new_code, uuid_names, frame_globals, fixed, name_map, proven):
         """(reasons, file text, code object, bindings): the folded text if it is proven
         equivalent to Dynamo's code, else the text as decompiled (``reasons`` empty when
         that one is proven)."""
         source, bindings, tree = self._decompiled(record, new_code, uuid_names, frame_globals, fixed, proven)
-        record.source = source
-        folding = None
+        folding = folded = None
         try:
             keep = _kept_names(code, new_code, record.aliases)
-            if tree is not None:  # (the tree ``source`` was printed from: no parse)
+            if tree is None:
+                folded = readable.fold(source, record.func_name, keep=keep)
+            else:  # (the tree of the first reading: no parse)
                 folding = readable.fold_module(ast.Module(body=[tree], type_ignores=[]), record.func_name,
                                                keep=keep)
-                folded = source if folding is None else folding.text
-            else:
-                folded = readable.fold(source, record.func_name, keep=keep)
+                if folding is None or not folding.changed:  # the text as decompiled
+                    source = folded = unparse(tree) if folding is None else folding.text
+                else:
+                    folded = folding.text
         except Exception as exc:  # a bug in the folding must not cost the decompiled code
-            folded, record.fold_problem = source, "folding failed: %s: %s" % (type(exc).__name__, exc)
+            record.fold_problem = "folding failed: %s: %s" % (type(exc).__name__, exc)
+        if source is None:  # (the first reading, folded or half folded: the text as decompiled
+            # is printed from a new reading of it, only once it is needed)
+            def as_decompiled():
+                return unparse(self._decompiled(record, new_code, uuid_names, frame_globals, fixed,
+                                                proven)[2])
+        else:
+            def as_decompiled():
+                return source
+        record.source = folded if folded is not None else as_decompiled()
         reasons, text, candidate = ["not folded"], None, None
-        if folded != source:
+        if folded is not None and folded != source:
             try:
                 text, candidate, reasons = self._check(record, code, new_code, folded, name_map, bindings,
                                                        fixed)
@@ -416,15 +455,15 @@ class TransformedCodeHook:
                 reasons = ["%s: %s" % (type(exc).__name__, exc)]
             if reasons:
                 record.fold_problem = "; ".join(reasons)
+                record.source = as_decompiled()
             else:
-                record.source = folded
                 record.source_folded = True
                 try:  # (last: dropping the profiler calls changes the tree)
                     record.reading_source = folding.reading_text() if folding is not None else None
                 except Exception:  # the full-code file makes its copy from the text
                     record.reading_source = None
         if reasons:
-            text, candidate, reasons = self._check(record, code, new_code, source, name_map, bindings,
+            text, candidate, reasons = self._check(record, code, new_code, record.source, name_map, bindings,
                                                    fixed)
         return reasons, text, candidate, bindings
 

@@ -15,6 +15,7 @@ import torch
 import depyf
 import workloads
 from depyf.decompiler import api as decompiler_api
+from depyf.decompiler.output.printer import unparse
 from depyf.torch_debug import equivalence, transformed_code
 from depyf.torch_debug.readable import facts
 from depyf.torch_debug.session import registry
@@ -64,19 +65,16 @@ def test_the_decompilers_tree_is_folded_as_its_text(tmp_path, monkeypatch):
     from depyf.torch_debug import readable
 
     shared, texts, parsed = [], [], []
-    real_unshare, real_unparse = readable.unshare, transformed_code.unparse
+    real_unshare = readable.unshare
 
     def unshare(tree, renames=None):
         ids = [id(n) for n in facts.walk(tree)]
         shared.append(len(ids) - len(set(ids)))
-        return real_unshare(tree, renames)
-
-    def unparse(tree):
-        texts.append(real_unparse(tree))
-        return texts[-1]
+        result = real_unshare(tree, renames)
+        texts.append(unparse(tree))  # the decompiled text, as the tree is before the fold
+        return result
 
     monkeypatch.setattr(readable, "unshare", unshare)
-    monkeypatch.setattr(transformed_code, "unparse", unparse)
     _spy(monkeypatch, readable, "fold", parsed)
     torch._dynamo.reset()
     with depyf.prepare_debug(str(tmp_path)):

@@ -1,4 +1,6 @@
 """Unit tests of the pure helpers: noise folding, the replacement check, trace-text parsing."""
+import pytest
+
 from depyf.torch_debug.equivalence import differences
 from depyf.torch_debug.full_code import readable_copy
 from depyf.torch_debug.graphs import as_valid_python, assigned_names_in_readable, assigned_names_in_source
@@ -242,3 +244,35 @@ def test_a_torch_without_the_structured_trace_is_warned_about(monkeypatch):
         subscription.attach()
     subscription.detach()
     assert any("no structured trace" in str(w.message) for w in caught)
+
+
+def test_body_start_read_from_the_text_is_the_parsed_one():
+    """``shape_source`` finds where the body of the def starts (after its declarations)
+    from the printed lines; where it answers, the parse agrees, and where the text is not
+    as the printer writes it (comments, a one-line body, two defs of the name), it leaves
+    the answer to the parse."""
+    from depyf.torch_debug.transformed_code import body_start, body_start_parsed
+
+    read = {
+        "def f(a):\n    return a\n": (1, "    "),
+        "import x\n\ndef f(a, b) -> int:\n    global g\n    nonlocal_ = 1\n    return g\n": (4, "    "),
+        "def f():\n    global g, h\n    global k\n    '''doc'''\n    return g\n": (3, "    "),
+        "def f():\n    @dec\n    def inner():\n        pass\n    return inner\n": (1, "    "),
+        "async def f():\n    global g\n    await g\n": (2, "    "),
+        "def g():\n    pass\n\ndef f():\n    x = 1\n": (4, "    "),
+    }
+    for source, expected in read.items():
+        assert body_start(source.splitlines(), "f") == expected, source
+        assert body_start_parsed(source, "f") == expected, source
+    parsed = {
+        "def f():\n    # a comment\n    return 1\n": (2, "    "),
+        "def f():\n\n    return 1\n": (2, "    "),
+        "def f():\n    global g\n": (1, "    "),
+        "def f(): return 1\n": (0, " " * 9),
+        "def f():\n    return 1\ndef f():\n    return 2\n": (1, "    "),
+    }
+    for source, expected in parsed.items():
+        assert body_start(source.splitlines(), "f") is None, source
+        assert body_start_parsed(source, "f") == expected, source
+    with pytest.raises(ValueError):
+        body_start_parsed("def g():\n    pass\n", "f")

@@ -74,11 +74,12 @@ def fold_function(func, keep=(), drop_profiling_calls=False):
 
 def _fold(func, keep, drop_profiling_calls):
     """``fold_function``; returns the ``Facts`` of the folded function (no rule changed it
-    since they were read)."""
+    since they were read) and whether anything changed."""
     facts = Facts(func, keep)
     if facts.introspective:
-        return facts
+        return facts, False
     stale = drop_profiling_calls and drop_profiling(func)
+    changed_any = bool(stale)
     bound = bound_before(func, facts.walrus_statements)
     quiet = 0  # rules in a row that changed nothing
     for _ in range(_MAX_ROUNDS * len(RULES)):
@@ -93,10 +94,11 @@ def _fold(func, keep, drop_profiling_calls):
                 changed = changed or stale
                 if not stale or stale is SETTLED:
                     break
+            changed_any = changed_any or bool(changed)
             quiet = 0 if changed else quiet + 1
             if quiet == len(RULES):
-                return facts
-    return Facts(func, keep)
+                return facts, changed_any
+    return Facts(func, keep), changed_any
 
 
 def drop_profiling_calls(source):
@@ -134,8 +136,10 @@ class Folded:
     """A module whose function was folded in place (``fold_module``): ``text`` is what
     ``fold`` returns for it."""
 
-    def __init__(self, tree, text):
+    def __init__(self, tree, text, changed):
         self.tree, self.text = tree, text
+        self.changed = changed  # a rule or the renumbering changed the tree (else ``text``
+        # is the module as it was given, printed)
 
     def reading_text(self):
         """``drop_profiling_calls(self.text)``, from the folded tree rather than a parse
@@ -154,11 +158,12 @@ def fold_module(tree, func_name, keep=(), drop_profiling_calls=False, renumber=T
              and (func_name is None or n.name == func_name)]
     if not funcs:
         return None
-    facts = [_fold(func, keep, drop_profiling_calls) for func in funcs]
+    folds = [_fold(func, keep, drop_profiling_calls) for func in funcs]
+    changed = any(c for _, c in folds)
     printed = printing.Printed(tree)
     text = printed.text
     if renumber:  # in the order the printed text shows the names
-        renumbered = [renumber_temporaries(func, f, printed.names) for func, f in zip(funcs, facts)]
+        renumbered = [renumber_temporaries(func, f, printed.names) for func, (f, _) in zip(funcs, folds)]
         if any(renumbered):
-            text = printed.again()
-    return Folded(tree, text + "\n")
+            text, changed = printed.again(), True
+    return Folded(tree, text + "\n", changed)
