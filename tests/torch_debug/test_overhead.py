@@ -256,3 +256,48 @@ def test_first_reading_refused_falls_back_to_every_reading(tmp_path, monkeypatch
     record = [r for r in registry.last.records if r.original is single.__code__][0]
     assert record.used, record.reason
     assert len(tries) >= 3 and len(proofs) >= 1
+
+
+def test_a_refused_fold_of_the_tree_runs_the_text_as_decompiled(tmp_path, monkeypatch):
+    """The fold of the decompiler's tree changes that tree in place; where the checker
+    refuses the folded text, the text checked and run instead is the decompiled one (printed
+    from a new reading), not the half-folded tree's."""
+    from depyf.torch_debug import readable
+
+    real_fold, refused, checked = readable.fold_module, [], []
+    real_check = transformed_code.TransformedCodeHook._check
+
+    def fold_module(tree, *args, **kwargs):
+        folded = real_fold(tree, *args, **kwargs)
+        refused.append(folded.text)
+        head, _, body = folded.text.partition("\n")
+        folded.text = head + "\n    print('not equivalent')\n" + body  # (a call Dynamo's code lacks)
+        return folded
+
+    def check(self, record, code, new_code, source, *args):
+        checked.append(source)
+        return real_check(self, record, code, new_code, source, *args)
+
+    monkeypatch.setattr(readable, "fold_module", fold_module)
+    monkeypatch.setattr(transformed_code.TransformedCodeHook, "_check", check)
+    texts = []
+    real_unshare = readable.unshare
+
+    def unshare(tree, renames=None):
+        result = real_unshare(tree, renames)
+        texts.append(unparse(tree))
+        return result
+
+    monkeypatch.setattr(readable, "unshare", unshare)
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path)):
+        workloads.w_toy("eager")
+    torch._dynamo.reset()
+    monkeypatch.undo()
+    records = [r for r in registry.last.records if r.func_name.endswith("toy_example")]
+    assert records and all(r.used and not r.source_folded for r in records), [r.reason for r in records]
+    for record in records:
+        assert "not proven equivalent" in record.fold_problem, record.fold_problem
+        decompiled, = {t for t in texts if t.startswith("def %s(" % record.func_name)}
+        assert record.source == decompiled and decompiled in checked
+        assert record.source not in refused
