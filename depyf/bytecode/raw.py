@@ -9,10 +9,11 @@ import contextlib
 import dis
 import threading
 
-from . import reader
+from . import exctable, reader
 
 EXTENDED_ARG = dis.EXTENDED_ARG
 CACHE = dis.opmap.get("CACHE")
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
 
 
 def ops(code):
@@ -78,3 +79,15 @@ def instructions(code):
             found.pop(next(iter(found)), None)
         found[id(code)] = (code, decoded)
     return decoded
+
+
+def runs_straight(code):
+    """Whether every path through ``code`` (its own instructions, not nested code) meets
+    each instruction at most once: no jump goes back to an earlier or the same offset
+    (the jump records' ``argval`` is the target's offset on every version) and no
+    exception handler lies at or before an instruction it covers. Such code ends
+    without a step count."""
+    for ins in instructions(code):
+        if ins.opcode in _JUMPS and not (isinstance(ins.argval, int) and ins.argval > ins.offset):
+            return False
+    return all(entry.target >= entry.end for entry in exctable.parse(code))

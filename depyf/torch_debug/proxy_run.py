@@ -17,6 +17,8 @@ with the same (aliased) arguments in the same order and return the same value.
 import sys
 import types
 
+from ..bytecode import raw
+
 _LITERALS = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 _MAX_EVENTS = 5000
 _MAX_LINES = 20000
@@ -204,9 +206,12 @@ def _names(code):
     return out
 
 
-def run(code, decisions, global_labels, const_labels):
+def run(code, decisions, global_labels, const_labels, budget=True):
     """Execute ``code`` on proxies; returns (events, number of truth tests). A global
-    ``name`` is the proxy labelled ``global_labels.get(name, "G:" + name)``."""
+    ``name`` is the proxy labelled ``global_labels.get(name, "G:" + name)``. ``budget``:
+    stop the run after ``_MAX_LINES`` lines (a loop that never touches a proxy must end
+    too); False for code that runs straight (``raw.runs_straight``), where each line
+    event would cost a Python call for nothing."""
     rec = _Recorder(decisions, {})
     # non-literal constants become proxies too (they could do real things when called)
     consts = []
@@ -231,7 +236,7 @@ def run(code, decisions, global_labels, const_labels):
     fn = types.FunctionType(code, g, code.co_name, None, closure or None)
     kwargs = {}
     previous = sys.gettrace()
-    sys.settrace(_LineBudget(code))  # a loop that never touches a proxy must end too
+    sys.settrace(_LineBudget(code) if budget else None)  # (nor a debugger's tracer: not the user's code)
     try:
         result = fn(*args, **kwargs)
         rec.events.append(("return", rec.canon(result)))
@@ -269,6 +274,7 @@ def compare(candidate, reference, name_map, bindings, max_runs=16):
     ref_globals = {name: "G:" + renamed for name, renamed in name_map.items()}
     # the candidate loads bound constants as globals: labelled like the reference's constants
     cand_globals = {k: "K:" + k for k in bindings}
+    budgets = [not raw.runs_straight(code) for code in (reference, candidate)]
     todo, done = [()], set()
     runs = 0
     while todo and runs < max_runs:
@@ -277,8 +283,8 @@ def compare(candidate, reference, name_map, bindings, max_runs=16):
             continue
         done.add(decisions)
         runs += 1
-        ref_events, n_ref = run(reference, decisions, ref_globals, const_labels)
-        cand_events, _ = run(candidate, decisions, cand_globals, {})
+        ref_events, n_ref = run(reference, decisions, ref_globals, const_labels, budgets[0])
+        cand_events, _ = run(candidate, decisions, cand_globals, {}, budgets[1])
         if ref_events != cand_events:
             where = next(
                 (i for i, (a, b) in enumerate(zip(ref_events, cand_events)) if a != b),

@@ -5,7 +5,7 @@ import dis
 
 import pytest
 
-from depyf.bytecode import raw
+from depyf.bytecode import exctable, raw
 
 
 def _big_function():
@@ -48,3 +48,68 @@ def test_ops_match_dis():
     expected = [(i.offset, i.opcode, i.arg or 0) for i in dis.get_instructions(code)
                 if i.opname not in ("EXTENDED_ARG", "CACHE")]
     assert [(o, op, arg or 0) for o, op, arg in raw.ops(code)] == expected
+
+
+def _code_of(source):
+    namespace = {}
+    exec(compile(source, "<straight>", "exec"), namespace)
+    return namespace["f"].__code__
+
+
+STRAIGHT = {  # source -> whether every path meets each instruction at most once
+    "def f(x):\n    return g(x) + 1\n": True,
+    "def f(x):\n    if x:\n        y = 1\n    else:\n        y = 2\n    return y and x or g\n": True,
+    "def f(x):\n    try:\n        return g(x)\n    except E as e:\n        return e\n    finally:\n        h()\n": True,
+    "def f(x):\n    return [y for y in x]\n": True,  # (the loop is nested code, or inlined: 3.12+)
+    "def f(x):\n    for y in x:\n        g(y)\n": False,
+    "def f(x):\n    while x:\n        x = g(x)\n": False,
+    "def f(x):\n    while True:\n        pass\n": False,
+    "def f(x):\n    while True:\n        try:\n            return g(x)\n        except E:\n            continue\n": False,
+}
+
+
+@pytest.mark.parametrize("source", sorted(STRAIGHT))
+def test_runs_straight_sees_every_loop(source):
+    code = _code_of(source)
+    expected = STRAIGHT[source]
+    if "for y in x]" in source and any(i.opname == "FOR_ITER" for i in dis.get_instructions(code)):
+        expected = False  # 3.12+ inlines the comprehension's loop
+    assert raw.runs_straight(code) is expected
+
+
+def test_runs_straight_sees_a_handler_before_what_it_covers():
+    """A handler at or before an instruction it covers makes a loop without any jump
+    (no compiler writes one; a bytecode generator may): refused. 3.11+ only (the handler
+    of a 3.8-3.10 ``SETUP_FINALLY`` is a forward jump)."""
+    code = _code_of("def f(x):\n    try:\n        return g(x)\n    except E:\n        return h()\n")
+    entries = exctable.parse(code)
+    if not entries:
+        pytest.skip("no exception table before 3.11")
+    entry = entries[0]
+    # the same table with the first entry's handler moved to the start of its own range
+    moved = _table([(e.start, e.end, entry.start if e is entry else e.target, e.depth, e.lasti)
+                    for e in entries])
+    assert raw.runs_straight(code) and not raw.runs_straight(code.replace(co_exceptiontable=moved))
+
+
+def _table(entries):
+    """``co_exceptiontable`` bytes of (start, end, target, depth, lasti) in byte offsets."""
+    out = bytearray()
+
+    def varint(value, first):
+        chunks = []
+        while True:
+            chunks.append(value & 63)
+            value >>= 6
+            if not value:
+                break
+        chunks.reverse()
+        for i, chunk in enumerate(chunks):
+            out.append(chunk | (64 if i < len(chunks) - 1 else 0) | (128 if first and i == 0 else 0))
+
+    for start, end, target, depth, lasti in entries:
+        varint(start // 2, True)
+        varint((end - start) // 2, False)
+        varint(target // 2, False)
+        varint(depth << 1 | int(lasti), False)
+    return bytes(out)

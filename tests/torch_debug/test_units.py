@@ -154,6 +154,40 @@ def test_proxy_run_ends_a_loop_that_never_touches_a_proxy():
     assert "budget" in compare(spinning, reference, {}, {})
 
 
+def test_proxy_runs_count_lines_only_for_code_with_a_loop(monkeypatch):
+    """Straight code runs on proxies without the line budget (its trace function costs a
+    Python call per line) and without the tracer the program had set (a debugger's: the
+    proxy run is not the user's code); code with a loop keeps the budget."""
+    import sys
+
+    from depyf.torch_debug import proxy_run
+
+    budgets, seen = [], []
+    real = proxy_run._LineBudget
+
+    def budget(code):
+        budgets.append(code.co_name)
+        return real(code)
+
+    def debugger(frame, event, arg):
+        seen.append(frame.f_code.co_name)
+        return None
+
+    monkeypatch.setattr(proxy_run, "_LineBudget", budget)
+    reference = _code("def f(x):\n    return g(x) if x else h(x)\n")
+    straight = _code("def f(x):\n    if x:\n        return g(x)\n    return h(x)\n")
+    looping = _code("def f(x):\n    for y in (1,):\n        pass\n    return g(x) if x else h(x)\n")
+    sys.settrace(debugger)
+    try:
+        assert proxy_run.compare(straight, reference, {}, {}) is None
+        assert sys.gettrace() is debugger
+        assert budgets == [] and "f" not in seen
+        assert proxy_run.compare(looping, reference, {}, {}) is None
+    finally:
+        sys.settrace(None)
+    assert budgets and set(budgets) == {"f"} and "f" not in seen
+
+
 def test_proxy_run_tells_a_cell_from_its_value():
     """Dynamo passes closure CELLS to resume-function makers (LOAD_CLOSURE); passing the
     value instead is the 'expected cell' crash of the issue."""
