@@ -50,8 +50,6 @@ import sys
 import tempfile
 import time
 
-from compile_overhead import bytecode_cached
-
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = {"eager": 1.10, "aot_eager": 1.10, "inductor": 1.05}
 
@@ -240,6 +238,8 @@ def trace_payloads(layers, backend):
 def measure(layers, backend, use_depyf, code_root=REPO):
     """One fresh process; ``code_root``: the folder whose ``depyf`` it imports (its
     bytecode compiled first: ``compile_overhead.bytecode_cached``)."""
+    from compile_overhead import bytecode_cached  # (a script beside this one; imported here
+    # only: tools/docs_tables.py loads this file from its path for the table's format)
     bytecode_cached(code_root)
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
