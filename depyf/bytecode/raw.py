@@ -82,11 +82,12 @@ def instructions(code):
 
 
 def runs_straight(code):
-    """Whether every path through ``code`` (its own instructions, not nested code) meets
-    each instruction at most once: no jump goes back to an earlier or the same offset
+    """Whether ``code`` (its own instructions, not nested code) has no loop, so that a run
+    of it ends without a step count: no jump goes back to an earlier or the same offset
     (the jump records' ``argval`` is the target's offset on every version) and no
-    exception handler lies at or before an instruction it covers. Such code ends
-    without a step count."""
+    exception handler lies at or before an instruction it covers. (3.8's END_FINALLY goes
+    back to just after the CALL_FINALLY that entered its finally block, which lies further
+    on: a return from a subroutine, not a loop.)"""
     for ins in instructions(code):
         if ins.opcode in _JUMPS and not (isinstance(ins.argval, int) and ins.argval > ins.offset):
             return False

@@ -56,7 +56,7 @@ def _code_of(source):
     return namespace["f"].__code__
 
 
-STRAIGHT = {  # source -> whether every path meets each instruction at most once
+STRAIGHT = {  # source -> whether the code has no loop (3.8: a finally block entered twice is none)
     "def f(x):\n    return g(x) + 1\n": True,
     "def f(x):\n    if x:\n        y = 1\n    else:\n        y = 2\n    return y and x or g\n": True,
     "def f(x):\n    try:\n        return g(x)\n    except E as e:\n        return e\n    finally:\n        h()\n": True,
