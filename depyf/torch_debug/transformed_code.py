@@ -437,14 +437,13 @@ class TransformedCodeHook:
                     folded = folding.text
         except Exception as exc:  # a bug in the folding must not cost the decompiled code
             record.fold_problem = "folding failed: %s: %s" % (type(exc).__name__, exc)
-        if source is None:  # (the first reading, folded or half folded: the text as decompiled
-            # is printed from a new reading of it, only once it is needed)
-            def as_decompiled():
-                return unparse(self._decompiled(record, new_code, uuid_names, frame_globals, fixed,
-                                                proven)[2])
-        else:
-            def as_decompiled():
+        def as_decompiled():
+            if source is not None:
                 return source
+            # the first reading was folded (or half folded) in place: the text as
+            # decompiled is printed from a new reading, only once it is needed
+            return unparse(self._decompiled(record, new_code, uuid_names, frame_globals, fixed, proven)[2])
+
         record.source = folded if folded is not None else as_decompiled()
         reasons, text, candidate = ["not folded"], None, None
         if folded is not None and folded != source:
