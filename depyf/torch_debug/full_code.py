@@ -23,8 +23,9 @@ import textwrap
 
 from ..decompiler.api import Decompiler
 from . import adapter, compile_info, guards, local_names, readable
-from .graphs import as_valid_python
+from .graphs import commented_out, compiles
 from .transformed_code import (
+    closure_wrapped,
     compiled_fn_number,
     dis_listing,
     name_part,
@@ -52,12 +53,32 @@ def _source_lines(code):
 
 
 def original_source(code):
+    """The source of ``code``'s definition as a module compiles it: a closure that
+    declares ``nonlocal`` (or uses ``super()``, ``__class__``) nested in a function that
+    binds its free variables (``closure_wrapped``); None where there is none."""
     try:
         src = textwrap.dedent("".join(_source_lines(code)))
-        compile(src, "<depyf original>", "exec", dont_inherit=True)
-        return src
-    except (OSError, TypeError, SyntaxError, IndentationError):
+    except (OSError, TypeError):
         return None
+    candidates = [src]
+    if code.co_freevars:
+        candidates.append("\n".join(closure_wrapped(src.splitlines(), code.co_name, code.co_freevars)) + "\n")
+    for text in candidates:
+        try:
+            compile(text, "<depyf original>", "exec", dont_inherit=True)
+            return text
+        except (SyntaxError, ValueError):
+            continue
+    return None
+
+
+def as_module_text(text, func_name, freevars):
+    """The text of a transformed code object (``def func_name``) as a module compiles
+    it: nested in a function binding its free variables, as in the dump file that runs
+    (its ``nonlocal`` declarations keep them closure variables)."""
+    if not freevars or not re.search(r"^(?:async )?def %s\(" % re.escape(func_name), text, re.M):
+        return text
+    return "\n".join(closure_wrapped(text.splitlines(), func_name, freevars)) + "\n"
 
 
 def readable_copy(source, keep=(), folded=False):
@@ -102,6 +123,15 @@ def _transformed_text(session, entry, func_name):
         return text, record
 
 
+def syntax_error(text):
+    """Why ``text`` does not compile, in one line."""
+    try:
+        compile(text, "<depyf full code>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        return "%s, line %s" % (getattr(exc, "msg", None) or exc, getattr(exc, "lineno", "?"))
+    return "it compiles"
+
+
 def full_code_text(session, root, codes):
     lines = [
         "# full_code_for_%s: what torch.compile did to `%s` (%s:%s)."
@@ -133,6 +163,7 @@ def full_code_text(session, root, codes):
             tname = record.func_name if record else "__transformed_code_for_%s_entry_%d" % (
                 name_part(code.co_name), j)
             text, record = _transformed_text(session, entry, tname)
+            text = as_module_text(text, tname, getattr(entry.code, "co_freevars", ()))
             lines.append("")
             if record is not None:
                 lines.append("# cache entry %d: file %s (%s)" % (
@@ -174,5 +205,9 @@ def write_all(session):
         if n is None:
             n = session.full_code_index[id(root)] = session.next_index(("full_code", name_part(root.co_name)))
         text = full_code_text(session, root, groups[id(root)])
-        text = as_valid_python(text)
-        session.write("full_code_for_%s_%d.py" % (name_part(root.co_name), n), text)
+        name = "full_code_for_%s_%d.py" % (name_part(root.co_name), n)
+        if not compiles(text):  # depyf's own text: a fault of depyf's, said aloud
+            error = syntax_error(text)
+            session.warn_once(("full_code", name), "%s is not valid Python (%s): written as comments" % (name, error))
+            text = commented_out(text, "depyf's text (%s)" % error)
+        session.write(name, text)

@@ -91,14 +91,19 @@ def stale_citations(text, captured_text):
 
 
 def as_valid_python(text):
-    """``text`` if it compiles; else with ``class <lambda>``-style names fixed; else every
-    line commented out (with a note), so that every dump file compiles."""
+    """Torch's ``text`` if it compiles; else with ``class <lambda>``-style names fixed;
+    else every line commented out (with a note), so that every dump file compiles."""
     if compiles(text):
         return text
     fixed = re.sub(r"^(\s*class )<(\w+)>", r"\1_\2_", text, flags=re.M)
     if compiles(fixed):
         return fixed
-    return "# (torch's text is not valid Python; shown as comments)\n" + "\n".join(
+    return commented_out(text, "torch's text")
+
+
+def commented_out(text, whose):
+    """``text`` as comment lines, under a note that ``whose`` text is not valid Python."""
+    return "# (%s is not valid Python; shown as comments)\n" % whose + "\n".join(
         "# " + line for line in text.splitlines()
     ) + "\n"
 

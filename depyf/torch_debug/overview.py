@@ -53,8 +53,10 @@ def parse_graph_break(payload):
 
 
 def parse_hints(payload):
-    """(hint texts, documentation URL) from torch's graph-break text."""
-    hints = [h.strip() for h in re.findall(r"^\s*Hint: (.*)$", payload, re.M)]
+    """(hint texts, documentation URL) from torch's graph-break text, each hint once: the
+    text holds the message twice (torch's account of the break, then the traceback that
+    ends in the same exception)."""
+    hints = list(dict.fromkeys(h.strip() for h in re.findall(r"^\s*Hint: (.*)$", payload, re.M)))
     url = re.search(r"(https?://\S+/gb/gb\d+\.html)", payload)
     return hints, url.group(1) if url else ""
 

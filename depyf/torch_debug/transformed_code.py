@@ -182,14 +182,7 @@ def shape_source(source, func_name, original, dynamo_code):
             pad_lines.append(indent + "    (%s,)" % ", ".join(freevars))
         lines[insert_at:insert_at] = pad_lines
     if freevars:
-        wrapper = "__closure_for_%s" % func_name
-        body = ["    " + line if line.strip() else line for line in lines]
-        lines = (
-            ["def %s():  # gives %s its closure cells: %s" % (wrapper, func_name, ", ".join(freevars))]
-            + ["    %s = None" % v for v in freevars]
-            + body
-            + ["    return %s" % func_name]
-        )
+        lines = closure_wrapped(lines, func_name, freevars)
 
     def getter(module_code):
         for const in _code_consts(module_code):
@@ -198,6 +191,33 @@ def shape_source(source, func_name, original, dynamo_code):
         return None
 
     return "\n".join(lines) + "\n", getter
+
+
+def closure_wrapped(lines, func_name, freevars):
+    """``lines``, which define ``def func_name``, nested in a function that binds
+    ``freevars``: a closure's text as a module compiles it (``nonlocal x`` needs an
+    enclosing ``x``), its free variables real cells."""
+    return (
+        ["def __closure_for_%s():  # gives %s its closure cells: %s" % (func_name, func_name, ", ".join(freevars))]
+        + ["    %s = None" % v for v in freevars]
+        + indented(lines)
+        + ["    return %s" % func_name]
+    )
+
+
+def indented(lines, prefix="    "):
+    """``lines`` (of one text) with ``prefix`` before each that is not blank, except the
+    lines that continue a string (a docstring's later lines): they are the string's value."""
+    inside, text = set(), "\n".join(lines) + "\n"
+    if '"""' in text or "'''" in text or "\\\n" in text:  # (else no string spans lines)
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+                if tok.end[0] > tok.start[0]:
+                    inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
+        except (tokenize.TokenError, SyntaxError):
+            pass  # (not Python: every line indented)
+    return [prefix + line if line.strip() and i + 1 not in inside else line
+            for i, line in enumerate(lines)]
 
 
 def _code_consts(code):

@@ -69,8 +69,14 @@ def dump_dirs(root):
     return sorted(found)
 
 
+# depyf's own files: their text is depyf's, never torch's printouts
+OWN_FILE = re.compile(r"(full_code_for_|__transformed_code_|depyf_overview)")
+COMMENTED_OUT = re.compile(r"^# \(.* is not valid Python; shown as comments\)$", re.M)
+
+
 def not_compiling(files):
-    """'path: error' for each of ``files`` that py_compile refuses."""
+    """'path: error' for each of ``files`` that py_compile refuses, and for each of depyf's
+    own files that compiles only because its text was written as comments."""
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, path in enumerate(files):
@@ -78,6 +84,12 @@ def not_compiling(files):
                 py_compile.compile(path, cfile=os.path.join(tmp, "%d.pyc" % i), doraise=True)
             except py_compile.PyCompileError as exc:
                 bad.append("%s: %s" % (path, exc.msg.strip().splitlines()[-1]))
+                continue
+            if OWN_FILE.match(os.path.basename(path)):
+                with open(path, encoding="utf-8") as f:
+                    note = COMMENTED_OUT.search(f.read())
+                if note:
+                    bad.append("%s: written as comments: %s" % (path, note.group(0)))
     return bad
 
 

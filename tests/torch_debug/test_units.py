@@ -310,3 +310,107 @@ def test_body_start_read_from_the_text_is_the_parsed_one():
         assert body_start_parsed(source, "f") == expected, source
     with pytest.raises(ValueError):
         body_start_parsed("def g():\n    pass\n", "f")
+
+
+def _run_def(text, name):
+    """The function ``name`` a module of ``text`` defines, called out of its closure
+    wrapper where there is one."""
+    namespace = {}
+    exec(compile(text, "<test>", "exec"), namespace)
+    wrapper = namespace.get("__closure_for_%s" % name)
+    return wrapper() if wrapper is not None else namespace[name]
+
+
+def test_a_closure_wrapped_keeps_its_strings_and_declarations():
+    """``closure_wrapped`` nests a closure's def in a function binding its free variables:
+    it compiles (``nonlocal`` alone at module level does not), the names are free variables
+    of the inner function, and a docstring's later lines (a string spanning lines) keep
+    their value: only code lines are indented."""
+    from depyf.torch_debug.transformed_code import closure_wrapped, indented
+
+    source = (
+        "def step(x):\n"
+        "    '''Adds x.\n"
+        "second line'''\n"
+        "    nonlocal total\n"
+        "    total = x + len('a\\\n"
+        "b')\n"
+        "    return total\n"
+    )
+    with pytest.raises(SyntaxError):
+        compile(source, "<test>", "exec")
+    fn = _run_def("\n".join(closure_wrapped(source.splitlines(), "step", ("total", "unused"))), "step")
+    assert fn.__doc__ == "Adds x.\nsecond line"
+    assert fn.__code__.co_freevars == ("total",)
+    assert fn(1) == 3
+    # not Python: every line that is not blank gets the prefix
+    assert indented(["x = '''", "", "y"], "  ") == ["  x = '''", "", "  y"]
+    assert indented(["'''a", "b'''", "c"], "  ") == ["  '''a", "b'''", "  c"]
+
+
+def test_the_full_code_shows_a_closure_as_python():
+    """The full-code file holds a transformed code object that declares ``nonlocal`` (or
+    a method's ``__class__``) inside a function that binds it, and the original source of
+    a closure that declares ``nonlocal`` likewise; a closure that compiles alone, and text
+    with no def of the name, stay as they are."""
+    from depyf.torch_debug.full_code import as_module_text, original_source
+
+    def make():
+        count = 0
+
+        def bump(x):
+            nonlocal count
+            count += x
+            return count
+
+        def read():
+            return count
+        return bump, read
+
+    bump, read = make()
+    text = original_source(bump.__code__)
+    assert text.startswith("def __closure_for_bump():  # gives bump its closure cells: count\n")
+    assert _run_def(text, "bump").__code__.co_code == bump.__code__.co_code
+    assert original_source(read.__code__).startswith("def read():")
+    transformed = "def __t(x):\n    nonlocal __class__\n    return x\n"
+    wrapped = as_module_text(transformed, "__t", ("__class__",))
+    assert _run_def(wrapped, "__t")(5) == 5
+    comment = "# __t could not be decompiled\n"
+    assert as_module_text(comment, "__t", ("__class__",)) == comment
+    assert as_module_text(transformed, "__t", ()) == transformed
+
+
+def test_a_full_code_text_that_does_not_compile_is_said_to_be_depyfs(monkeypatch, tmp_path):
+    """Where depyf's own full-code text is not valid Python, the file holds it as comments
+    under a note that names depyf (not torch) and the error, and depyf warns."""
+    import warnings
+
+    from depyf.torch_debug import full_code
+    from depyf.torch_debug.session import DumpSession
+
+    session = DumpSession(str(tmp_path), "")
+    session.note_original(_run_def.__code__)
+    monkeypatch.setattr(full_code, "full_code_text", lambda *args: "def f(:\n    pass\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        full_code.write_all(session)
+    written = (tmp_path / "full_code_for__run_def_0.py").read_text()
+    assert written.startswith("# (depyf's text (invalid syntax, line 1) is not valid Python; shown as comments)\n")
+    compile(written, "<test>", "exec")
+    assert any("full_code_for__run_def_0.py is not valid Python" in str(w.message) for w in caught)
+
+
+def test_graph_break_hints_are_listed_once():
+    """Torch's graph-break text holds the message, hints included, twice (its account of
+    the break, then the traceback ending in the same exception): each hint is listed
+    once, in order."""
+    from depyf.torch_debug.overview import parse_hints
+
+    message = ("Failed to trace builtin operator\n"
+               "  Hint: Avoid calling builtin `print`.\n"
+               "  Hint: Please report an issue to PyTorch.\n"
+               "  For more details see https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html\n")
+    payload = message + "\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\nUnsupported: " + message
+    assert parse_hints(payload) == (
+        ["Avoid calling builtin `print`.", "Please report an issue to PyTorch."],
+        "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html")
