@@ -209,9 +209,9 @@ def _names(code):
 def run(code, decisions, global_labels, const_labels, budget=True):
     """Execute ``code`` on proxies; returns (events, number of truth tests). A global
     ``name`` is the proxy labelled ``global_labels.get(name, "G:" + name)``. ``budget``:
-    stop the run after ``_MAX_LINES`` lines (a loop that never touches a proxy must end
-    too); False for code that runs straight (``raw.runs_straight``), where each line
-    event would cost a Python call for nothing."""
+    stop the run after ``_MAX_LINES`` lines of the code and of the functions it defines (a
+    loop that never touches a proxy must end too); False where all of them run straight
+    (``needs_budget``), where each line event would cost a Python call for nothing."""
     rec = _Recorder(decisions, {})
     # non-literal constants become proxies too (they could do real things when called)
     consts = []
@@ -250,15 +250,31 @@ def run(code, decisions, global_labels, const_labels, budget=True):
     return rec.events, rec.truth_tests
 
 
+def defined_codes(code):
+    """``code`` and the code objects of the functions (classes, comprehensions) it
+    defines, at any depth: what a run of ``code`` can execute of its own."""
+    found = [code]
+    for c in found:  # (grows as it goes: breadth first)
+        found.extend(k for k in c.co_consts if type(k) is types.CodeType)
+    return found
+
+
+def needs_budget(code):
+    """Whether a run of ``code`` needs the line budget: some code it can run loops."""
+    return not all(raw.runs_straight(c) for c in defined_codes(code))
+
+
 class _LineBudget:
     """A trace function that stops the run after ``_MAX_LINES`` line events in ``code``
-    (an object, not a closure that returns itself: that would be a reference cycle)."""
+    and the code it defines (an object, not a closure that returns itself: that would be
+    a reference cycle)."""
 
     def __init__(self, code):
-        self.code, self.count = code, 0
+        self.codes = {id(c) for c in defined_codes(code)}  # (alive: held by code)
+        self.count = 0
 
     def __call__(self, frame, event, arg):
-        return self.local if frame.f_code is self.code else None
+        return self.local if id(frame.f_code) in self.codes else None
 
     def local(self, frame, event, arg):
         if event == "line":
@@ -274,7 +290,7 @@ def compare(candidate, reference, name_map, bindings, max_runs=16):
     ref_globals = {name: "G:" + renamed for name, renamed in name_map.items()}
     # the candidate loads bound constants as globals: labelled like the reference's constants
     cand_globals = {k: "K:" + k for k in bindings}
-    budgets = [not raw.runs_straight(code) for code in (reference, candidate)]
+    budgets = [needs_budget(code) for code in (reference, candidate)]
     todo, done = [()], set()
     runs = 0
     while todo and runs < max_runs:

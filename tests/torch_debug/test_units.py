@@ -154,6 +154,28 @@ def test_proxy_run_ends_a_loop_that_never_touches_a_proxy():
     assert "budget" in compare(spinning, reference, {}, {})
 
 
+def test_proxy_run_ends_a_loop_in_a_function_the_code_defines():
+    """The line budget counts the lines of the functions the code defines and calls, and
+    straight code that defines a looping one gets the budget: else the proxy run (and the
+    user's compile with it) would never end. Run in a thread, so that a run that does not
+    end fails the test instead of hanging it."""
+    import threading
+
+    from depyf.torch_debug.proxy_run import compare, needs_budget
+
+    reference = _code("def f(x):\n    return g(x)\n")
+    spinning = _code("def f(x):\n    def spin():\n        while True:\n            pass\n"
+                     "    spin()\n    return g(x)\n")
+    assert needs_budget(spinning) and not needs_budget(reference)
+    assert not needs_budget(_code("def f(x):\n    def h():\n        return x\n    return h()\n"))
+    answer = []
+    worker = threading.Thread(target=lambda: answer.append(compare(spinning, reference, {}, {})), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "the proxy run of a looping nested function did not end"
+    assert "budget" in answer[0]
+
+
 def test_proxy_runs_count_lines_only_for_code_with_a_loop(monkeypatch):
     """Straight code runs on proxies without the line budget (its trace function costs a
     Python call per line) and without the tracer the program had set (a debugger's: the
@@ -353,7 +375,8 @@ def test_the_full_code_shows_a_closure_as_python():
     a method's ``__class__``) inside a function that binds it, and the original source of
     a closure that declares ``nonlocal`` likewise; a closure that compiles alone, and text
     with no def of the name, stay as they are."""
-    from depyf.torch_debug.full_code import as_module_text, original_source
+    from depyf.torch_debug.full_code import original_source
+    from depyf.torch_debug.transformed_code import as_module_text
 
     def make():
         count = 0
