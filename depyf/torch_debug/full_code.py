@@ -25,6 +25,7 @@ from ..decompiler.api import Decompiler
 from . import adapter, compile_info, guards, local_names, readable
 from .graphs import commented_out, compiles
 from .transformed_code import (
+    as_module_text,
     closure_wrapped,
     compiled_fn_number,
     dis_listing,
@@ -70,15 +71,6 @@ def original_source(code):
         except (SyntaxError, ValueError):
             continue
     return None
-
-
-def as_module_text(text, func_name, freevars):
-    """The text of a transformed code object (``def func_name``) as a module compiles
-    it: nested in a function binding its free variables, as in the dump file that runs
-    (its ``nonlocal`` declarations keep them closure variables)."""
-    if not freevars or not re.search(r"^(?:async )?def %s\(" % re.escape(func_name), text, re.M):
-        return text
-    return "\n".join(closure_wrapped(text.splitlines(), func_name, freevars)) + "\n"
 
 
 def readable_copy(source, keep=(), folded=False):

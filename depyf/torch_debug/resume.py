@@ -97,6 +97,7 @@ def write_uncompiled(session):
     from ..decompiler.api import Decompiler
     from ..errors import DecompilationError
     from .graphs import compiles
+    from .transformed_code import as_module_text
 
     with session.lock:
         pending = {}
@@ -112,7 +113,7 @@ def write_uncompiled(session):
         head += ["# It is %s, called by %s; it continues at %s." % (
             link.global_name, link.caller_file, link.where or "(line unknown)") for link in links]
         try:
-            body = Decompiler(code).decompile()
+            body = as_module_text(Decompiler(code).decompile(), code.co_name, code.co_freevars)
             if not compiles(body):
                 raise DecompilationError("the text does not compile on its own")
         except DecompilationError as exc:

@@ -205,6 +205,16 @@ def closure_wrapped(lines, func_name, freevars):
     )
 
 
+def as_module_text(text, func_name, freevars):
+    """Decompiled ``text`` of a code object (``def func_name``) with ``freevars`` as a
+    module compiles it: nested in a function binding them, as in the dump file that runs
+    (its ``nonlocal`` declarations keep them closure variables); as it is without any or
+    where it holds no such def (a note, a listing)."""
+    if not freevars or not re.search(r"^(?:async )?def %s\(" % re.escape(func_name), text, re.M):
+        return text
+    return "\n".join(closure_wrapped(text.splitlines(), func_name, freevars)) + "\n"
+
+
 def indented(lines, prefix="    "):
     """``lines`` (of one text) with ``prefix`` before each that is not blank, except the
     lines that continue a string (a docstring's later lines): they are the string's value."""

@@ -52,6 +52,43 @@ def test_functions_without_a_graph(tmp_path, capsys, no_pause):
     assert_all_compile(str(tmp_path))
 
 
+def _counter():
+    count = 0
+
+    def tick(x):
+        nonlocal count
+        x.mul_(2)
+        print("tick")
+        count += 1
+        return count
+    return tick
+
+
+def test_an_uncompiled_resume_function_of_a_closure_is_shown_as_python(tmp_path, capsys, no_pause):
+    """A resume function Dynamo never compiles (its tail has no tensor) of a function that
+    declares ``nonlocal``: its file holds its decompiled source nested in a function that
+    binds the closure variable (``nonlocal`` alone does not compile), not a listing."""
+    torch._dynamo.reset()
+    with depyf.prepare_debug(str(tmp_path)):
+        x = torch.ones(2)
+        count = torch.compile(_counter(), backend="eager")(x)
+    assert count == 1 and x.tolist() == [2.0, 2.0]
+    torch._dynamo.reset()
+    resumes = [n for n in os.listdir(str(tmp_path)) if "resume_in_tick" in n]
+    assert resumes, os.listdir(str(tmp_path))
+    for name in resumes:
+        text = (tmp_path / name).read_text()
+        if "Dynamo did not compile it" not in text:
+            continue
+        assert "no proven source" not in text, text
+        assert "\ndef __closure_for_torch_dynamo_resume_in_tick_at_" in text, text
+        assert "        nonlocal count\n" in text, text
+        break
+    else:
+        pytest.skip("Dynamo compiled every resume function of this closure on this release")
+    assert_all_compile(str(tmp_path))
+
+
 very_long_variable = "a" * 1000
 
 
