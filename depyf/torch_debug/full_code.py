@@ -23,10 +23,9 @@ import textwrap
 
 from ..decompiler.api import Decompiler
 from . import adapter, compile_info, guards, local_names, readable
+from .closure_text import as_module_text, closure_wrapped
 from .graphs import commented_out, compiles
 from .transformed_code import (
-    as_module_text,
-    closure_wrapped,
     compiled_fn_number,
     dis_listing,
     name_part,

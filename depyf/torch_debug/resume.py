@@ -97,7 +97,7 @@ def write_uncompiled(session):
     from ..decompiler.api import Decompiler
     from ..errors import DecompilationError
     from .graphs import compiles
-    from .transformed_code import as_module_text
+    from .closure_text import as_module_text
 
     with session.lock:
         pending = {}

@@ -348,7 +348,7 @@ def test_a_closure_wrapped_keeps_its_strings_and_declarations():
     it compiles (``nonlocal`` alone at module level does not), the names are free variables
     of the inner function, and a docstring's later lines (a string spanning lines) keep
     their value: only code lines are indented."""
-    from depyf.torch_debug.transformed_code import closure_wrapped, indented
+    from depyf.torch_debug.closure_text import closure_wrapped, indented
 
     source = (
         "def step(x):\n"
@@ -376,7 +376,7 @@ def test_the_full_code_shows_a_closure_as_python():
     a closure that declares ``nonlocal`` likewise; a closure that compiles alone, and text
     with no def of the name, stay as they are."""
     from depyf.torch_debug.full_code import original_source
-    from depyf.torch_debug.transformed_code import as_module_text
+    from depyf.torch_debug.closure_text import as_module_text
 
     def make():
         count = 0
