@@ -8,6 +8,7 @@ the argument and 3.11+'s inline ``CACHE`` entries skipped.
 import contextlib
 import dis
 import threading
+import types
 
 from . import exctable, reader
 
@@ -79,6 +80,17 @@ def instructions(code):
             found.pop(next(iter(found)), None)
         found[id(code)] = (code, decoded)
     return decoded
+
+
+def defined_codes(code):
+    """``code`` and the code objects of the functions (classes, comprehensions) it
+    defines, at any depth, in the order their definitions appear (depth first): what a
+    run of ``code`` can execute of its own."""
+    found = [code]
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            found.extend(defined_codes(const))
+    return found
 
 
 def runs_straight(code):

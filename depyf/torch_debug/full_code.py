@@ -24,7 +24,7 @@ import textwrap
 from ..decompiler.api import Decompiler
 from . import adapter, compile_info, guards, local_names, readable
 from .closure_text import as_module_text, closure_wrapped
-from .graphs import commented_out, compiles
+from .graphs import commented_out
 from .transformed_code import (
     compiled_fn_number,
     dis_listing,
@@ -115,12 +115,12 @@ def _transformed_text(session, entry, func_name):
 
 
 def syntax_error(text):
-    """Why ``text`` does not compile, in one line."""
+    """Why ``text`` does not compile, in one line; None where it compiles."""
     try:
         compile(text, "<depyf full code>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         return "%s, line %s" % (getattr(exc, "msg", None) or exc, getattr(exc, "lineno", "?"))
-    return "it compiles"
+    return None
 
 
 def full_code_text(session, root, codes):
@@ -197,8 +197,8 @@ def write_all(session):
             n = session.full_code_index[id(root)] = session.next_index(("full_code", name_part(root.co_name)))
         text = full_code_text(session, root, groups[id(root)])
         name = "full_code_for_%s_%d.py" % (name_part(root.co_name), n)
-        if not compiles(text):  # depyf's own text: a fault of depyf's, said aloud
-            error = syntax_error(text)
+        error = syntax_error(text)
+        if error is not None:  # depyf's own text: a fault of depyf's, said aloud
             session.warn_once(("full_code", name), "%s is not valid Python (%s): written as comments" % (name, error))
             text = commented_out(text, "depyf's text (%s)" % error)
         session.write(name, text)

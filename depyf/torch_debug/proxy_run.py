@@ -199,11 +199,7 @@ def _is_literal(value):
 
 
 def _names(code):
-    out = set(code.co_names)
-    for c in code.co_consts:
-        if type(c) is types.CodeType:
-            out |= _names(c)
-    return out
+    return {name for c in raw.defined_codes(code) for name in c.co_names}
 
 
 def run(code, decisions, global_labels, const_labels, budget=True):
@@ -250,18 +246,9 @@ def run(code, decisions, global_labels, const_labels, budget=True):
     return rec.events, rec.truth_tests
 
 
-def defined_codes(code):
-    """``code`` and the code objects of the functions (classes, comprehensions) it
-    defines, at any depth: what a run of ``code`` can execute of its own."""
-    found = [code]
-    for c in found:  # (grows as it goes: breadth first)
-        found.extend(k for k in c.co_consts if type(k) is types.CodeType)
-    return found
-
-
 def needs_budget(code):
     """Whether a run of ``code`` needs the line budget: some code it can run loops."""
-    return not all(raw.runs_straight(c) for c in defined_codes(code))
+    return not all(raw.runs_straight(c) for c in raw.defined_codes(code))
 
 
 class _LineBudget:
@@ -270,7 +257,7 @@ class _LineBudget:
     a reference cycle)."""
 
     def __init__(self, code):
-        self.codes = {id(c) for c in defined_codes(code)}  # (alive: held by code)
+        self.codes = {id(c) for c in raw.defined_codes(code)}  # (alive: held by code)
         self.count = 0
 
     def __call__(self, frame, event, arg):

@@ -96,8 +96,8 @@ def write_uncompiled(session):
     function replaces it (the name was reserved for that)."""
     from ..decompiler.api import Decompiler
     from ..errors import DecompilationError
-    from .graphs import compiles
     from .closure_text import as_module_text
+    from .graphs import compiles
 
     with session.lock:
         pending = {}

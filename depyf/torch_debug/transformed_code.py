@@ -186,19 +186,12 @@ def shape_source(source, func_name, original, dynamo_code):
         lines = closure_wrapped(lines, func_name, freevars)
 
     def getter(module_code):
-        for const in _code_consts(module_code):
+        for const in raw.defined_codes(module_code)[1:]:
             if const.co_name == func_name:
                 return const
         return None
 
     return "\n".join(lines) + "\n", getter
-
-
-def _code_consts(code):
-    for const in code.co_consts:
-        if hasattr(const, "co_code"):
-            yield const
-            yield from _code_consts(const)
 
 
 def dis_listing(code):

@@ -2,6 +2,7 @@
 field on the whole corpus) and remembers them inside a ``remembered()`` block only, and
 ``ops`` sees what dis sees (EXTENDED_ARG folded, caches skipped)."""
 import dis
+import sys
 
 import pytest
 
@@ -141,3 +142,11 @@ def test_runs_straight_agrees_with_dis_on_stdlib_modules():
             checked += 1
             straight += expected
     assert checked > 500 and 0 < straight < checked
+
+
+def test_defined_codes_lists_every_nested_code_depth_first():
+    src = "def a():\n    def b():\n        return [x for x in ()]\n    return b\nclass C:\n    pass\n"
+    code = compile(src, "<test>", "exec")
+    names = [c.co_name for c in raw.defined_codes(code)]
+    assert names[0] == "<module>" and names[1:3] == ["a", "b"] and names[-1] == "C"
+    assert len(names) == (5 if sys.version_info < (3, 12) else 4)  # (3.12 inlines the list comprehension)
