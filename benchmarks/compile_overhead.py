@@ -18,14 +18,17 @@ and aot_eager, <= 1.05 for inductor.
     python benchmarks/compile_overhead.py --profile toy eager   # cProfile one depyf process
     python benchmarks/compile_overhead.py --out-dir DIR # also write DIR/compile-overhead.json
 
-The JSON (``--out-dir``) holds the versions, the machine's load average at the start and the
-end, one row per workload and backend, and the median ratio per backend; the table of
+Each row also shows the median count of the cyclic collector's full collections in the timed
+part (plain / prepare_debug): where a ratio stands out, a full collection more or less is
+the usual cause. The JSON (``--out-dir``) holds the versions, the machine's load average at
+the start and the end, one row per workload and backend, and the median ratio per backend; the table of
 docs/performance.md is made from it (``python tools/docs_tables.py record compile-overhead``).
 """
 import argparse
 import compileall
 import contextlib
 import functools
+import gc
 import json
 import os
 import statistics
@@ -64,7 +67,33 @@ def _workload(name):
     return table[name][0]
 
 
+class FullCollections:
+    """Counts the cyclic collector's full (generation 2) collections while it is installed,
+    and the time they take: one more of them in a process is a tenth of a second or more
+    on torch's heap, enough to turn one small workload's ratio into an outlier."""
+
+    def __init__(self):
+        self.count, self.seconds, self._start = 0, 0.0, None
+
+    def __call__(self, phase, info):
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._start = time.perf_counter()
+        elif self._start is not None:
+            self.count += 1
+            self.seconds += time.perf_counter() - self._start
+
+    def __enter__(self):
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        gc.callbacks.remove(self)
+
+
 def _timed(workload, backend, use_depyf, dump_dir):
+    """Seconds of the workload, and the full collections that ran during it."""
     import torch  # noqa: F401  (imported before timing)
     import torch._dynamo  # noqa: F401
 
@@ -72,14 +101,18 @@ def _timed(workload, backend, use_depyf, dump_dir):
 
     run = _workload(workload)
     ctx = depyf.prepare_debug(dump_dir) if use_depyf else contextlib.nullcontext()
-    start = time.perf_counter()
-    with ctx:
-        run(backend)
-    return time.perf_counter() - start
+    with FullCollections() as collections:
+        start = time.perf_counter()
+        with ctx:
+            run(backend)
+        seconds = time.perf_counter() - start
+    return seconds, collections
 
 
 def child(workload, backend, use_depyf, dump_dir):
-    print(json.dumps({"seconds": _timed(workload, backend, use_depyf, dump_dir)}))
+    seconds, collections = _timed(workload, backend, use_depyf, dump_dir)
+    print(json.dumps({"seconds": seconds, "full_gc": collections.count,
+                      "full_gc_seconds": collections.seconds}))
 
 
 def profile(workload, backend, top):
@@ -93,7 +126,7 @@ def profile(workload, backend, top):
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         prof = cProfile.Profile()
         prof.enable()
-        seconds = _timed(workload, backend, True, os.path.join(tmp, "dump"))
+        seconds, _ = _timed(workload, backend, True, os.path.join(tmp, "dump"))
         prof.disable()
     print("%s/%s with prepare_debug: %.3f s (under cProfile)" % (workload, backend, seconds))
     stats = pstats.Stats(prof).sort_stats("cumulative")
@@ -113,6 +146,7 @@ def bytecode_cached(code_root):
 
 
 def measure(workload, backend, use_depyf):
+    """One fresh process: ``{"seconds", "full_gc", "full_gc_seconds"}``."""
     bytecode_cached(REPO)
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
@@ -124,7 +158,11 @@ def measure(workload, backend, use_depyf):
             env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr[-2000:])
-        return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _medians(key, *modes):
+    return [statistics.median(m[key] for m in runs) for runs in modes]
 
 
 def _load():
@@ -165,7 +203,8 @@ def main():
     print("torch %s, Python %s, %d CPUs, load %s; medians over fresh processes (plain and "
           "prepare_debug alternating)" % (torch.__version__, sys.version.split()[0],
                                            os.cpu_count(), result["load_start"]))
-    print("%-17s %-9s %4s %10s %10s %7s" % ("workload", "backend", "runs", "plain (s)", "depyf (s)", "ratio"))
+    print("%-17s %-9s %4s %10s %10s %7s %9s" % ("workload", "backend", "runs", "plain (s)", "depyf (s)",
+                                                "ratio", "full gc"))
     summary = []
     for backend in backends:
         n = inductor_runs if backend == "inductor" else runs
@@ -175,11 +214,15 @@ def main():
             for _ in range(n):
                 plain.append(measure(workload, backend, False))
                 dumped.append(measure(workload, backend, True))
-            p, d = statistics.median(plain), statistics.median(dumped)
+            p, d = _medians("seconds", plain, dumped)
+            gc_p, gc_d = _medians("full_gc", plain, dumped)
             ratios.append(d / p)
             result["rows"].append({"workload": workload, "backend": backend, "runs": n,
-                                   "plain_seconds": p, "depyf_seconds": d, "ratio": d / p})
-            print("%-17s %-9s %4d %10.3f %10.3f %7.2f" % (workload, backend, n, p, d, d / p), flush=True)
+                                   "plain_seconds": p, "depyf_seconds": d, "ratio": d / p,
+                                   "plain_full_gc": gc_p, "depyf_full_gc": gc_d,
+                                   "full_gc_seconds": _medians("full_gc_seconds", plain, dumped)})
+            print("%-17s %-9s %4d %10.3f %10.3f %7.2f %4g / %-4g" % (
+                workload, backend, n, p, d, d / p, gc_p, gc_d), flush=True)
         med = statistics.median(ratios)
         target = TARGETS.get(backend)
         summary.append("%-9s median ratio %.2f over %d workloads (target <= %s: %s)" % (

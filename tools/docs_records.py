@@ -48,17 +48,23 @@ def overhead_reduce(out_dir):
 
 
 def overhead_table(rows, data):
-    lines = ["| workload | backend | runs | plain (s) | with prepare_debug (s) | ratio |",
-             "|---|---|---:|---:|---:|---:|"]
+    counted = all("plain_full_gc" in r for r in rows)  # records before the count have none
+    lines = ["| workload | backend | runs | plain (s) | with prepare_debug (s) | ratio |"
+             + (" full collections |" if counted else ""),
+             "|---|---|---:|---:|---:|---:|" + ("---:|" if counted else "")]
     for r in rows:
         lines.append("| %s | %s | %d | %.3f | %.3f | %.2f |" % (
-            r["workload"], r["backend"], r["runs"], r["plain_seconds"], r["depyf_seconds"], r["ratio"]))
+            r["workload"], r["backend"], r["runs"], r["plain_seconds"], r["depyf_seconds"], r["ratio"])
+            + (" %g / %g |" % (r["plain_full_gc"], r["depyf_full_gc"]) if counted else ""))
     lines.append("")
     lines.append("Median ratio per backend: %s. Load average of the machine: %s." % ("; ".join(
         "%s %.2f over %d workloads (target <= %s: %s)" % (
             b["backend"], b["median_ratio"], b["workloads"], b["target"],
             "met" if b["target"] and b["median_ratio"] <= b["target"] else "not met")
         for b in data["backends"]), data["load"]))
+    if counted:
+        lines.append("Full collections: the median count of the cyclic collector's full "
+                     "collections in the timed part, plain / with prepare_debug.")
     return lines
 
 
