@@ -84,3 +84,23 @@ def test_children_load_depyf_from_bytecode(tmp_path):
     assert compile_overhead.bytecode_cached(str(tmp_path)) == str(tmp_path)
     for folder in (package.parent, package):
         assert os.path.exists(importlib.util.cache_from_source(str(folder / "__init__.py")))
+
+
+def test_full_collections_are_counted_while_installed():
+    """The compile-overhead rows' full-collection count: full collections inside the block
+    count, younger ones do not, nor any after it."""
+    import gc
+    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+    try:
+        import compile_overhead
+    finally:
+        sys.path.pop(0)
+    with compile_overhead.FullCollections() as collections:
+        gc.collect(0)
+        gc.collect(1)
+        gc.collect()
+        gc.collect(2)
+    gc.collect()
+    assert collections.count == 2
+    assert collections.seconds > 0
+    assert collections not in gc.callbacks
