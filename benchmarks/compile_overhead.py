@@ -21,8 +21,9 @@ and aot_eager, <= 1.05 for inductor.
 Each row also shows the median count of the cyclic collector's full collections in the timed
 part (plain / prepare_debug): where a ratio stands out, a full collection more or less is
 the usual cause. The JSON (``--out-dir``) holds the versions, the machine's load average at
-the start and the end, one row per workload and backend, and the median ratio per backend; the table of
-docs/performance.md is made from it (``python tools/docs_tables.py record compile-overhead``).
+the start and the end, one row per workload and backend, and the median ratio per backend;
+the table of docs/performance.md is made from it (``python tools/docs_tables.py record
+compile-overhead``).
 """
 import argparse
 import compileall

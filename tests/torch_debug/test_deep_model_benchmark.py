@@ -14,6 +14,16 @@ from support import REPO
 pytest.importorskip("transformers")
 
 
+def _compile_overhead():
+    """The module ``benchmarks/compile_overhead.py``."""
+    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
+    try:
+        import compile_overhead
+    finally:
+        sys.path.pop(0)
+    return compile_overhead
+
+
 def test_deep_model_benchmark_smallest_size(tmp_path):
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
@@ -72,11 +82,7 @@ def test_children_load_depyf_from_bytecode(tmp_path):
     inside the timed block) loads it without compiling, even where ``PYTHONDONTWRITEBYTECODE``
     keeps the children from writing bytecode themselves."""
     import importlib.util
-    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
-    try:
-        import compile_overhead
-    finally:
-        sys.path.pop(0)
+    compile_overhead = _compile_overhead()
     package = tmp_path / "depyf" / "torch_debug"
     package.mkdir(parents=True)
     for folder in (package.parent, package):
@@ -90,11 +96,7 @@ def test_full_collections_are_counted_while_installed():
     """The compile-overhead rows' full-collection count: full collections inside the block
     count, younger ones do not, nor any after it."""
     import gc
-    sys.path.insert(0, os.path.join(REPO, "benchmarks"))
-    try:
-        import compile_overhead
-    finally:
-        sys.path.pop(0)
+    compile_overhead = _compile_overhead()
     with compile_overhead.FullCollections() as collections:
         gc.collect(0)
         gc.collect(1)
